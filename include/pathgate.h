@@ -1,0 +1,179 @@
+/* pathgate.h - the whole public API of libpathgate.
+ *
+ * libpathgate resolves every workspace operation beneath a pre-opened root
+ * directory and judges it against a policy of write / read / deny rules.
+ * Every call returns like its POSIX twin (an fd or 0; else -1 with errno
+ * set) and records why it refused; pg_last_refusal() gives the details.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef PATHGATE_H
+#define PATHGATE_H
+
+#include <dirent.h>
+#include <spawn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PATHGATE_VERSION_MAJOR 0
+#define PATHGATE_VERSION_MINOR 1
+
+/* Limits every path argument must respect (workspace.bad-path otherwise). */
+#define PG_PATH_MAX 4000
+#define PG_NAME_MAX 255
+
+/* ---------------------------------------------------------------- policy */
+
+typedef struct pg_policy pg_policy;
+
+enum pg_access { PG_DENY = 0, PG_READ = 1, PG_WRITE = 2 };
+
+pg_policy *pg_policy_new(void);
+/* Add one rule; path relative to the workspace root, or absolute (a host
+ * path), or a glob ('*', '?', '**').  Never final; see pg_policy_add_final. */
+int  pg_policy_add(pg_policy *p, enum pg_access access, const char *path);
+/* A final rule (deny!, read!): no deeper rule can widen it. */
+int  pg_policy_add_final(pg_policy *p, enum pg_access access, const char *path);
+/* Parse the line format of the policy file ("write .", "deny! .ssh", ...).
+ * On error nothing is added; pg_last_refusal() names policy.invalid and the
+ * line. */
+int  pg_policy_parse(pg_policy *p, const char *text, size_t len);
+int  pg_policy_load(pg_policy *p, const char *file);
+void pg_policy_free(pg_policy *p);
+size_t pg_policy_rule_count(const pg_policy *p);
+
+/* ------------------------------------------------------------------ root */
+
+typedef struct pg_root pg_root;
+
+/* Root flags. */
+#define PG_ROOT_XDEV        0x1u /* allow crossing mount points beneath the root */
+#define PG_ROOT_NO_OPENAT2  0x2u /* use the O_PATH|O_NOFOLLOW walk, never openat2 */
+
+/* Open DIR as a workspace root judged by POLICY (copied; NULL means
+ * "write ."). */
+pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags);
+void     pg_root_close(pg_root *root);
+/* Re-read what the policy's names are on disk now (denied symlinks'
+ * targets, denied files' identities).  Safe alongside other calls. */
+int      pg_root_refresh(pg_root *root);
+/* The byte bound of pg_write_file and the streaming writer (default 64 MiB). */
+int      pg_root_set_write_limit(pg_root *root, uint64_t bytes);
+uint64_t pg_root_write_limit(const pg_root *root);
+/* The canonical host path of the root, as opened. */
+const char *pg_root_path(const pg_root *root);
+/* Non-zero when this root resolves with openat2 (0: the fallback walk). */
+int      pg_root_uses_openat2(const pg_root *root);
+
+/* ------------------------------------------------------------ operations */
+
+int     pg_open(pg_root *root, const char *path, int flags, mode_t mode);
+int     pg_stat(pg_root *root, const char *path, struct stat *st, int at_flags);
+int     pg_mkdir(pg_root *root, const char *path, mode_t mode);
+int     pg_mkdir_all(pg_root *root, const char *path, mode_t mode);
+int     pg_unlink(pg_root *root, const char *path);
+int     pg_rmdir(pg_root *root, const char *path);
+int     pg_rename(pg_root *root, const char *from, const char *to, unsigned flags);
+int     pg_link(pg_root *root, const char *from, const char *to);
+int     pg_symlink(pg_root *root, const char *target, const char *linkpath);
+ssize_t pg_readlink(pg_root *root, const char *path, char *buf, size_t size);
+int     pg_chmod(pg_root *root, const char *path, mode_t mode);
+int     pg_truncate(pg_root *root, const char *path, off_t length);
+DIR    *pg_opendir(pg_root *root, const char *path);
+
+/* Atomic, bounded replacement of PATH's content.  MODE applies to a new
+ * file; an existing target keeps its mode. */
+int     pg_write_file(pg_root *root, const char *path, const void *buf, size_t len, mode_t mode);
+
+/* The streaming form of pg_write_file. */
+typedef struct pg_atomic pg_atomic;
+pg_atomic *pg_write_begin(pg_root *root, const char *path, mode_t mode);
+ssize_t    pg_write_chunk(pg_atomic *w, const void *buf, size_t len);
+int        pg_write_commit(pg_atomic *w);   /* frees w, whatever it returns */
+void       pg_write_abort(pg_atomic *w);    /* frees w; the target is untouched */
+
+/* Prefix of every temporary name the writer makes (recognisable after a
+ * crash; see pg_clear_temporaries). */
+#define PG_TMP_PREFIX ".pathgate-tmp-"
+/* Remove leftover temporaries in directory PATH; returns how many. */
+int     pg_clear_temporaries(pg_root *root, const char *path);
+
+/* -------------------------------------------------------------- judging */
+
+enum pg_op { PG_OP_READ = 0, PG_OP_WRITE = 1, PG_OP_CREATE = 2, PG_OP_DELETE = 3 };
+
+struct pg_verdict {
+	int         allowed;   /* 1 allowed, 0 refused */
+	const char *name;      /* refusal name, NULL when allowed */
+	int         err;       /* errno of the refusal, 0 when allowed */
+	char        rule[256]; /* the deciding rule, rendered, "" when none */
+};
+
+/* Judge PATH for OP without acting on it: resolve it as the operation
+ * would, then apply the policy.  Returns 0 when allowed, -1 when refused
+ * (errno and pg_last_refusal() set). */
+int     pg_check(pg_root *root, const char *path, enum pg_op op, struct pg_verdict *out);
+
+#define PG_BATCH_NO_URING 0x1u /* judge one path at a time, no io_uring */
+/* Judge N paths; verdicts identical to N calls of pg_check.  Returns the
+ * number of refused paths, or -1 on error. */
+ssize_t pg_check_batch(pg_root *root, const char *const *paths, size_t n,
+                       enum pg_op op, struct pg_verdict *out, unsigned flags);
+
+/* ------------------------------------------------------------- refusals */
+
+struct pg_refusal { const char *name; int err; const char *path; const char *rule; };
+/* This thread's last refusal; name NULL if the last call was not refused. */
+const struct pg_refusal *pg_last_refusal(void);
+
+/* ------------------------------------------------------------- envelope */
+
+typedef struct pg_plan pg_plan;
+
+struct pg_mount {
+	const char *op;      /* the bwrap option, e.g. "--ro-bind" */
+	const char *src;     /* source, or NULL */
+	const char *dest;    /* mountpoint (host path, identical inside) */
+	const char *rule;    /* the rule that caused it, rendered */
+	const char *why;     /* "write", "read", "mask", "pin", "base", ... */
+};
+
+struct pg_seam {
+	const char *path;    /* host path */
+	const char *rule;    /* the rule */
+	const char *why;     /* e.g. "absent denied name in a writable region: held in process only" */
+};
+
+pg_plan    *pg_plan_build(pg_root *root, unsigned flags);
+void        pg_plan_free(pg_plan *plan);
+/* The bwrap argument vector, NULL-terminated, argv[0] the bwrap path. */
+char *const *pg_plan_argv(const pg_plan *plan);
+size_t      pg_plan_mount_count(const pg_plan *plan);
+const struct pg_mount *pg_plan_mount(const pg_plan *plan, size_t i);
+size_t      pg_plan_seam_count(const pg_plan *plan);
+const struct pg_seam *pg_plan_seam(const pg_plan *plan, size_t i);
+/* Rules that laid nothing, and why; NULL past the end. */
+size_t      pg_plan_skip_count(const pg_plan *plan);
+const struct pg_seam *pg_plan_skip(const pg_plan *plan, size_t i);
+
+/* posix_spawn's contract, plus the root: the child runs under bwrap in the
+ * envelope built from the root's policy.  Refuses with
+ * exec.sandbox-unavailable when the envelope cannot be built. */
+int pg_spawn(pid_t *pid, pg_root *root, const char *file,
+             const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+             char *const argv[], char *const envp[]);
+
+/* The requested-versus-applied report of this thread's last pg_spawn (or
+ * plan), a JSON document owned by the library until the next call. */
+const char *pg_spawn_report(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PATHGATE_H */

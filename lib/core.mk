@@ -1,0 +1,1 @@
+# lib/core.mk: owned by its area; appends to the variables of Makefile.am.

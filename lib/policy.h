@@ -1,0 +1,87 @@
+/* policy.h - owns the policy: rules as written (parse, load, add), their
+ * compiled form, and the judge that says which rule decides a name.
+ *
+ * Semantics (design.md invariant 5): a rule covers its path and everything
+ * beneath it; the deepest covering rule decides; at equal depth the
+ * stricter wins (deny > read > write); no covering rule means deny.  A
+ * final rule (deny!, read!) caps every deeper rule: the decision is never
+ * wider than a covering final rule.  Globs ('*', '?' within a component,
+ * '**' for any number of components) cover at the depth of the name they
+ * match.  deny and read rules match a name by collision class (case-folded,
+ * NFD-normalised), write rules match the name as stored: a spelling can
+ * only make the answer stricter, never wider.
+ *
+ * Relative rules are relative to the workspace root; absolute rules are
+ * host paths.  "~/x" is expanded from $HOME when the rule is added.
+ *
+ * Judging costs time proportional to the path's length, not to the number
+ * of rules, allocates nothing, and is safe from many threads on a policy
+ * nobody is adding to. */
+#ifndef PG_POLICY_H
+#define PG_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pathgate.h"
+
+struct pg_rule {
+	enum pg_access access;
+	bool           final;
+	bool           absolute;  /* a host path */
+	bool           glob;      /* has a '*', '?' or '**' component */
+	bool           derived;   /* added by the library (e.g. a denied symlink's target) */
+	const char    *path;      /* normalised: "a/b", "" for ".", "/usr" */
+	unsigned       depth;     /* number of components of path */
+	const char    *file;      /* source file, or NULL ("<string>" when parsed) */
+	unsigned       line;      /* 1-based line in file, 0 when added by call */
+	size_t         index;     /* position in the policy */
+};
+
+struct pg_judgement {
+	enum pg_access        access;  /* the decision */
+	const struct pg_rule *rule;    /* the deciding rule; NULL: no rule covers (deny) */
+	unsigned              depth;   /* depth at which rule covers the name */
+	const struct pg_rule *cap;     /* a shallower final rule that narrowed the decision, or NULL */
+};
+
+/* The rule at position I (0 <= I < pg_policy_rule_count). */
+const struct pg_rule *pg_policy_rule(const pg_policy *p, size_t i);
+
+/* Add a rule with full detail (the public add functions call this).
+ * FILE may be NULL.  Returns 0 or -1 with policy.invalid recorded. */
+int pg_policy_add_rule(pg_policy *p, enum pg_access access, bool final,
+		       const char *path, const char *file, unsigned line, bool derived);
+
+/* A deep copy. */
+pg_policy *pg_policy_dup(const pg_policy *p);
+
+/* A copy for a root at host path ROOT (canonical, absolute): absolute rules
+ * naming ROOT or a path beneath it are added again as relative rules (the
+ * absolute rule stays, for the envelope and the preload). */
+pg_policy *pg_policy_for_root(const pg_policy *p, const char *root);
+
+/* Judge the normalised name PATH (LEN bytes; "" is the root itself;
+ * relative unless it starts with '/').  Always fills OUT; returns
+ * OUT->access. */
+enum pg_access pg_policy_judge(const pg_policy *p, const char *path, size_t len,
+			       struct pg_judgement *out);
+
+/* True when directory PATH is pinned (invariant 6): its decision is write
+ * by a rule strictly above it, and a deny or read rule lies strictly
+ * beneath it (literal rules, and globs where PATH's own name is consumed
+ * by a component of the pattern other than '**'). */
+bool pg_policy_pinned(const pg_policy *p, const char *path, size_t len);
+
+/* Render a rule for messages: "deny .env (file.pg:4)". */
+void pg_rule_render(const struct pg_rule *r, char *buf, size_t size);
+
+/* Fold NAME (LEN bytes) into its collision class: case-folded, NFD.
+ * Non-UTF-8 input folds ASCII letters only.  Writes at most SIZE bytes and
+ * returns the folded length, or (size_t)-1 if SIZE is too small. */
+size_t pg_fold(const char *name, size_t len, char *buf, size_t size);
+
+/* The embedded default profile (pathgate policy --default), with comments. */
+extern const char pg_default_policy_text[];
+
+#endif

@@ -1,0 +1,1 @@
+# shim/shim.mk: owned by its area; appends to the variables of Makefile.am.

@@ -1,0 +1,1 @@
+# tests/bench/bench.mk: owned by its area; appends to the variables of Makefile.am.

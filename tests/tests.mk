@@ -1,0 +1,6 @@
+# tests/tests.mk: the shared test helpers and the unit tests of path and refusal.
+check_PROGRAMS += tests/test_path
+tests_test_path_SOURCES = tests/test_path.c
+tests_test_path_CFLAGS = $(TEST_CFLAGS)
+tests_test_path_LDADD = $(TEST_LIBS)
+TESTS += tests/test_path
