@@ -16,7 +16,16 @@
  *
  * Judging costs time proportional to the path's length, not to the number
  * of rules, allocates nothing, and is safe from many threads on a policy
- * nobody is adding to. */
+ * nobody is adding to.  Adding a rule compiles it at once; adds must not
+ * race with each other or with judging.
+ *
+ * Line format (pg_policy_parse, pg_policy_load): one rule a line, "WORD
+ * PATH", WORD one of write, read, deny, read!, deny!; blanks anywhere; a
+ * word starting with '#' starts a comment to the end of the line (so a
+ * path starting with '#' is written "./#x").  "write!" is refused: a final
+ * rule caps the rules beneath it, and nothing is wider than write.  Paths
+ * cannot hold blanks.  Within a component a run of '*' is one '*'; a
+ * component that is exactly "**" spans any number of components. */
 #ifndef PG_POLICY_H
 #define PG_POLICY_H
 
@@ -67,10 +76,16 @@ pg_policy *pg_policy_for_root(const pg_policy *p, const char *root);
 enum pg_access pg_policy_judge(const pg_policy *p, const char *path, size_t len,
 			       struct pg_judgement *out);
 
-/* True when directory PATH is pinned (invariant 6): its decision is write
- * by a rule strictly above it, and a deny or read rule lies strictly
- * beneath it (literal rules, and globs where PATH's own name is consumed
- * by a component of the pattern other than '**'). */
+/* True when directory PATH is pinned (invariant 6): PATH and its parent
+ * are both decided write (so a rename or removal of PATH is otherwise
+ * allowed: this covers a decision by a rule strictly above PATH, and also
+ * a nested "write PATH" inside a write region, which the seed's walk "up
+ * to the outermost covering write root" pins too), and a deny or read
+ * rule lies strictly beneath it: a literal rule whose path continues
+ * below PATH, or a glob where PATH's own name is consumed by a component
+ * of the pattern other than '**' and more of the pattern follows (a deny
+ * of ".git/hooks" at any depth pins every ".git" inside a write region,
+ * never every directory).  The root ("" or "/") is never pinned. */
 bool pg_policy_pinned(const pg_policy *p, const char *path, size_t len);
 
 /* Render a rule for messages: "deny .env (file.pg:4)". */

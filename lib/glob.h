@@ -1,0 +1,23 @@
+/* glob.h - owns the matching of one path component against one pattern
+ * component: '*' any run of characters (none included), '?' exactly one
+ * character (one UTF-8 sequence, or one byte that is not valid UTF-8).
+ * No other metacharacters, no escapes: '[' and '\\' are literal.  '**'
+ * as a whole component is the policy's business, not this module's. */
+#ifndef PG_GLOB_H
+#define PG_GLOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* True when component PAT (PLEN bytes) has a '*' or '?'. */
+bool pg_glob_is_pattern(const char *pat, size_t plen);
+
+/* True when NAME (NLEN bytes) matches PAT (PLEN bytes).  Costs at most
+ * O(PLEN * NLEN), allocates nothing. */
+bool pg_glob_match(const char *pat, size_t plen, const char *name, size_t nlen);
+
+/* Length of the character starting at S (at most LEFT bytes): a whole
+ * UTF-8 sequence when one starts there, else 1. */
+size_t pg_glob_char_len(const char *s, size_t left);
+
+#endif

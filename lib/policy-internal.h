@@ -1,0 +1,50 @@
+/* policy-internal.h - what the policy modules share (policy.c: rules as
+ * written; policy-trie.c: the compiled form and the judge).  Nothing
+ * outside lib/policy*.c includes this. */
+#ifndef PG_POLICY_INTERNAL_H
+#define PG_POLICY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+
+/* Bump allocation for everything a policy owns that lives as long as it:
+ * rules, their text, trie keys.  Freed all at once. */
+struct pg_arena {
+	struct pg_arena_block *head;
+};
+
+void *pg_arena_alloc(struct pg_arena *a, size_t size);
+char *pg_arena_strndup(struct pg_arena *a, const char *s, size_t len);
+void  pg_arena_free(struct pg_arena *a);
+
+/* A stack buffer that holds the collision class of any component of at
+ * most PG_NAME_MAX bytes (folding and NFD can grow a name). */
+#define PG_FOLD_MAX (8 * PG_NAME_MAX + 8)
+
+struct pg_trie;
+
+struct pg_policy {
+	struct pg_rule **rules;
+	size_t           nrules;
+	size_t           cap;
+	struct pg_arena  arena;
+	const char      *last_file;   /* interned file name of the last add */
+	struct pg_trie  *trie;        /* the compiled form; NULL: judge naively */
+	bool             broken;      /* a failed add could not be undone: deny all */
+};
+
+/* The compiled form: built rule by rule as rules are added. */
+int  pg_trie_new(struct pg_policy *p);
+int  pg_trie_insert(struct pg_policy *p, const struct pg_rule *r);
+void pg_trie_free(struct pg_policy *p);
+/* Bytes of heap the compiled form holds (for the benchmark's figures). */
+size_t pg_trie_heap(const struct pg_policy *p);
+
+/* Split the normalised rule or name PATH into components; returns the
+ * count (at most MAX; more is an error: (unsigned)-1). */
+unsigned pg_split(const char *path, size_t len, const char **comp, size_t *clen,
+		  unsigned max);
+
+#endif
