@@ -1,1 +1,17 @@
-# lib/envelope.mk: owned by its area; appends to the variables of Makefile.am.
+# lib/envelope.mk: the envelope (mount planner, launcher, seccomp floor),
+# its real-spawn tests and their probe program.
+lib_libpathgate_internal_la_SOURCES += \
+	lib/envelope.c lib/envelope.h lib/envelope-plan.h \
+	lib/spawn.c lib/seccomp.c lib/seccomp-filter.h
+
+# Every case launches a real child under bwrap (as root here; as nobody
+# from test_envelope_unpriv.sh).
+check_PROGRAMS += tests/test_envelope tests/envelope/probe
+tests_test_envelope_SOURCES = tests/test_envelope.c
+tests_test_envelope_CFLAGS = $(TEST_CFLAGS) $(JSONC_CFLAGS)
+tests_test_envelope_LDADD = $(TEST_LIBS) $(JSONC_LIBS)
+tests_envelope_probe_SOURCES = tests/envelope/probe.c
+TESTS += tests/test_envelope
+dist_check_SCRIPTS += tests/test_envelope_unpriv.sh
+TESTS += tests/test_envelope_unpriv.sh
+dist_man_MANS += man/pg_spawn.3 man/pg_plan_build.3

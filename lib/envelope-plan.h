@@ -1,0 +1,90 @@
+/* envelope-plan.h - owns struct pg_plan, the planner's output, shared by
+ * the planner (envelope.c) and the launcher (spawn.c).  Nothing else reads
+ * it: the public view is pg_plan_argv() and the pg_plan_* getters. */
+#ifndef PG_ENVELOPE_PLAN_H
+#define PG_ENVELOPE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pathgate.h"
+
+/* What a child sees at a path. */
+enum region {
+	REGION_HIDDEN = 0, /* a mask, or bwrap's empty root */
+	REGION_PRIVATE,    /* the child's own /tmp, /dev, /proc */
+	REGION_RO,         /* a read-only view of the host */
+	REGION_RW,         /* a writable view of the host */
+};
+
+enum mount_kind {
+	MK_BASE,       /* --ro-bind / / or --bind / / */
+	MK_PIN,        /* --ro-bind-fd D D beneath every other mount */
+	MK_PSEUDO,     /* --dev /dev, --proc /proc, --tmpfs /tmp */
+	MK_BIND,       /* write: --bind-fd */
+	MK_ROBIND,     /* read: --ro-bind-fd */
+	MK_MASK_DIR,   /* deny of a directory: --perms 0000|0111 --tmpfs */
+	MK_MASK_FILE,  /* deny of anything else: --ro-bind /dev/null */
+	MK_SYMLINK,    /* --symlink T P inside a tmpfs bwrap made */
+	MK_PIN_RW,     /* --bind-fd D D right after its region (no host base) */
+	MK_REMOUNT,    /* --remount-ro of a directory mask, after everything */
+};
+
+struct plan_mount {
+	enum mount_kind kind;
+	char       *dest;     /* canonical host path, owned */
+	char       *src;      /* owned, or NULL */
+	char       *rule;     /* rendered rule, owned ("" for base mounts) */
+	const char *op;       /* bwrap option, set when emitted */
+	const char *why;      /* static */
+	int         fd;       /* O_PATH descriptor lent to bwrap, owned, or -1 */
+	bool        traverse; /* directory mask with a carve-out beneath: 0111 */
+	bool        emitted;
+	size_t      after;    /* MK_PIN_RW: the region mount it follows */
+};
+
+struct plan_entry {           /* one rule, made absolute */
+	char          *path;
+	char          *rule;      /* rendered */
+	enum pg_access access;
+	bool           final;
+	bool           from_glob;
+	unsigned       depth;
+};
+
+struct plan_note {            /* a skip or a seam */
+	char *path, *rule, *why;
+};
+
+struct pg_plan {
+	char   *root;             /* canonical host path of the workspace */
+	char   *bwrap;
+	char   *chdir;
+	enum region base;
+
+	char  **requested;        /* every rule, rendered */
+	size_t  nrequested;
+
+	struct plan_entry *entries;
+	size_t  nentries, capentries;
+
+	struct plan_mount *mounts;
+	size_t  nmounts, capmounts;
+	size_t *order;            /* argv order of mounts */
+	size_t  norder;
+
+	struct plan_note *skips, *seams;
+	size_t  nskips, capskips, nseams, capseams;
+
+	char  **args;             /* NULL-terminated bwrap argv (no command) */
+	size_t  nargs, capargs;
+
+	struct pg_mount *pub_mounts;
+	struct pg_seam  *pub_skips, *pub_seams;
+
+	unsigned glob_max_depth, glob_max_entries, glob_entries;
+	bool    glob_depth_hit, glob_count_hit;
+	bool    oom;
+};
+
+#endif

@@ -1,0 +1,1201 @@
+/* envelope.c - the mount planner: rules in, bwrap argument vector out.
+ *
+ * Every rule is first made absolute (relative rules hang off the root's
+ * host path).  Deny globs are expanded by a bounded walk of the regions a
+ * child can see.  Then, shallow first, each named path is judged with the
+ * deepest-rule logic of invariant 5 and laid as the mount its decision and
+ * its shape call for, or, when nothing can or need be laid, recorded as a
+ * skip or a seam.  Pins and the argument vector come last, when every
+ * mount is known. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "envelope.h"
+#include "envelope-plan.h"
+
+/* ------------------------------------------------------------ utilities */
+
+static void *xrealloc_array(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	ncap = *cap ? *cap * 2 : 8;
+	while (ncap < need)
+		ncap *= 2;
+	q = realloc(p, ncap * size);
+	if (q)
+		*cap = ncap;
+	return q;
+}
+
+#define GROW(arr, n, cap) \
+	((arr) = xrealloc_array((arr), &(cap), (n) + 1, sizeof(*(arr))))
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static unsigned path_depth(const char *p)
+{
+	unsigned d = 0;
+
+	for (; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			d++;
+	return d;
+}
+
+/* True when PATH is ANC or lies beneath it (both absolute, normalised). */
+static bool covers(const char *anc, const char *path)
+{
+	size_t n = strlen(anc);
+
+	if (n == 1 && anc[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, anc, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static bool strictly_beneath(const char *path, const char *anc)
+{
+	return covers(anc, path) && strcmp(anc, path) != 0;
+}
+
+/* The parent of absolute PATH, freshly allocated ("/" for "/x"). */
+static char *parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/* The host path an O_PATH descriptor names now. */
+static char *fd_path(int fd)
+{
+	char proc[64], buf[PATH_MAX + 1];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sizeof(buf) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(buf) - 1 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static void render_rule(const struct pg_rule *r, char *buf, size_t size)
+{
+	static const char *const names[] = { "deny", "read", "write" };
+	const char *acc = (unsigned)r->access <= PG_WRITE ? names[r->access] : "?";
+	const char *path = r->path[0] ? r->path : ".";
+
+	if (r->file && r->line)
+		snprintf(buf, size, "%s%s %s (%s:%u)", acc, r->final ? "!" : "", path,
+			 r->file, r->line);
+	else if (r->derived)
+		snprintf(buf, size, "%s%s %s (derived)", acc, r->final ? "!" : "", path);
+	else
+		snprintf(buf, size, "%s%s %s", acc, r->final ? "!" : "", path);
+}
+
+/* ---------------------------------------------------------- plan memory */
+
+static int add_note(struct pg_plan *pl, bool seam, const char *path,
+		    const char *rule, const char *why)
+{
+	struct plan_note **arr = seam ? &pl->seams : &pl->skips;
+	size_t *n = seam ? &pl->nseams : &pl->nskips;
+	size_t *cap = seam ? &pl->capseams : &pl->capskips;
+	struct plan_note *nt;
+
+	if (!GROW(*arr, *n, *cap))
+		return -1;
+	nt = &(*arr)[*n];
+	nt->path = strdup(path ? path : "");
+	nt->rule = strdup(rule ? rule : "");
+	nt->why = strdup(why);
+	if (!nt->path || !nt->rule || !nt->why) {
+		free(nt->path);
+		free(nt->rule);
+		free(nt->why);
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int note(struct pg_plan *pl, bool seam, const char *path,
+		const char *rule, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int note(struct pg_plan *pl, bool seam, const char *path,
+		const char *rule, const char *fmt, ...)
+{
+	va_list ap;
+	char why[512];
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (add_note(pl, seam, path, rule, why) < 0) {
+		pl->oom = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Append a mount; takes DEST, SRC (may be NULL) and FD (may be -1). */
+static struct plan_mount *add_mount(struct pg_plan *pl, enum mount_kind kind,
+				    char *dest, char *src, int fd, const char *rule)
+{
+	struct plan_mount *m;
+
+	if (!dest || !GROW(pl->mounts, pl->nmounts, pl->capmounts)) {
+		free(dest);
+		free(src);
+		if (fd >= 0)
+			close(fd);
+		pl->oom = true;
+		return NULL;
+	}
+	m = &pl->mounts[pl->nmounts++];
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->dest = dest;
+	m->src = src;
+	m->fd = fd;
+	m->rule = strdup(rule ? rule : "");
+	m->after = (size_t)-1;
+	if (!m->rule)
+		pl->oom = true;
+	return m;
+}
+
+static void free_notes(struct plan_note *arr, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(arr[i].path);
+		free(arr[i].rule);
+		free(arr[i].why);
+	}
+	free(arr);
+}
+
+void pg_plan_free(pg_plan *pl)
+{
+	if (!pl)
+		return;
+	for (size_t i = 0; i < pl->nmounts; i++) {
+		free(pl->mounts[i].dest);
+		free(pl->mounts[i].src);
+		free(pl->mounts[i].rule);
+		if (pl->mounts[i].fd >= 0)
+			close(pl->mounts[i].fd);
+	}
+	free(pl->mounts);
+	for (size_t i = 0; i < pl->nentries; i++) {
+		free(pl->entries[i].path);
+		free(pl->entries[i].rule);
+	}
+	free(pl->entries);
+	for (size_t i = 0; i < pl->nrequested; i++)
+		free(pl->requested[i]);
+	free(pl->requested);
+	free_notes(pl->skips, pl->nskips);
+	free_notes(pl->seams, pl->nseams);
+	for (size_t i = 0; i < pl->nargs; i++)
+		free(pl->args[i]);
+	free(pl->args);
+	free(pl->pub_mounts);
+	free(pl->pub_skips);
+	free(pl->pub_seams);
+	free(pl->order);
+	free(pl->root);
+	free(pl->bwrap);
+	free(pl->chdir);
+	free(pl);
+}
+
+/* ------------------------------------------------------------- entries */
+
+static char *absolute_of(const char *root, const struct pg_rule *r)
+{
+	const char *p = r->path;
+	size_t n;
+	char *s;
+
+	if (r->absolute || p[0] == '/') {
+		s = strdup(p[0] ? p : "/");
+	} else if (!p[0]) {
+		s = strdup(root);
+	} else if (strcmp(root, "/") == 0) {
+		s = xasprintf("/%s", p);
+	} else {
+		s = xasprintf("%s/%s", root, p);
+	}
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	return s;
+}
+
+static int add_entry(struct pg_plan *pl, char *path, enum pg_access access,
+		     bool final, const char *rule, bool from_glob)
+{
+	struct plan_entry *e;
+
+	if (!path || !GROW(pl->entries, pl->nentries, pl->capentries)) {
+		free(path);
+		pl->oom = true;
+		return -1;
+	}
+	e = &pl->entries[pl->nentries];
+	e->path = path;
+	e->access = access;
+	e->final = final;
+	e->from_glob = from_glob;
+	e->depth = path_depth(path);
+	e->rule = strdup(rule);
+	if (!e->rule) {
+		free(path);
+		pl->oom = true;
+		return -1;
+	}
+	pl->nentries++;
+	return 0;
+}
+
+/* Invariant 5 over absolute paths: the deepest covering rule decides, the
+ * stricter at equal depth, never wider than a covering final rule; no rule
+ * means deny.  RULE gets the deciding (or capping) rule's text. */
+static enum pg_access decide(const struct pg_plan *pl, const char *path,
+			     const char **rule)
+{
+	const struct plan_entry *best = NULL, *cap = NULL;
+
+	for (size_t i = 0; i < pl->nentries; i++) {
+		const struct plan_entry *e = &pl->entries[i];
+
+		if (!covers(e->path, path))
+			continue;
+		if (!best || e->depth > best->depth ||
+		    (e->depth == best->depth && e->access < best->access))
+			best = e;
+		if (e->final && (!cap || e->access < cap->access))
+			cap = e;
+	}
+	if (!best) {
+		*rule = NULL;
+		return PG_DENY;
+	}
+	if (cap && cap->access < best->access) {
+		*rule = cap->rule;
+		return cap->access;
+	}
+	*rule = best->rule;
+	return best->access;
+}
+
+/* ------------------------------------------------------------- regions */
+
+static bool is_region_mount(enum mount_kind k)
+{
+	return k == MK_BIND || k == MK_ROBIND || k == MK_MASK_DIR || k == MK_MASK_FILE;
+}
+
+static enum region kind_of_mount(enum mount_kind k)
+{
+	switch (k) {
+	case MK_BIND:     return REGION_RW;
+	case MK_ROBIND:   return REGION_RO;
+	default:          return REGION_HIDDEN;
+	}
+}
+
+/* The nearest rule mount covering PATH (index), or (size_t)-1. */
+static size_t nearest_mount(const struct pg_plan *pl, const char *path, bool strict)
+{
+	size_t best = (size_t)-1;
+	size_t bestlen = 0;
+
+	for (size_t i = 0; i < pl->nmounts; i++) {
+		const struct plan_mount *m = &pl->mounts[i];
+		size_t len = strlen(m->dest);
+
+		if (!is_region_mount(m->kind) || !covers(m->dest, path))
+			continue;
+		if (strict && strcmp(m->dest, path) == 0)
+			continue;
+		if (best == (size_t)-1 || len >= bestlen) {
+			best = i;
+			bestlen = len;
+		}
+	}
+	return best;
+}
+
+/* What a child sees at PATH given the mounts laid so far: a writable or
+ * read-only host view, or something hidden (a mask, a private tmpfs, or
+ * bwrap's own empty root). */
+static enum region region_at(const struct pg_plan *pl, const char *path)
+{
+	size_t i = nearest_mount(pl, path, false);
+
+	if (i != (size_t)-1)
+		return kind_of_mount(pl->mounts[i].kind);
+	if (covers("/tmp", path) || covers("/dev", path) || covers("/proc", path))
+		return REGION_PRIVATE;
+	return pl->base;
+}
+
+/* True when PATH, hidden, lies in a tmpfs bwrap made (not a host view):
+ * a name made there is made in memory only. */
+static bool in_made_tmpfs(const struct pg_plan *pl, const char *path)
+{
+	size_t i = nearest_mount(pl, path, false);
+
+	if (i != (size_t)-1)
+		return pl->mounts[i].kind == MK_MASK_DIR;
+	if (covers("/tmp", path))
+		return true;
+	if (covers("/dev", path) || covers("/proc", path))
+		return false;
+	return pl->base == REGION_HIDDEN;
+}
+
+static const char *region_name(enum region r)
+{
+	switch (r) {
+	case REGION_RW:      return "writable";
+	case REGION_RO:      return "read-only";
+	case REGION_PRIVATE: return "private to the child";
+	default:             return "hidden";
+	}
+}
+
+/* ----------------------------------------------------------- laying */
+
+static const char SEAM_ABSENT[] =
+	"absent denied name in a writable region: held in process only; a child can create it for this launch, every later launch masks it";
+
+static void lay_absent_deny(struct pg_plan *pl, const char *path, const char *rule)
+{
+	enum region r = region_at(pl, path);
+
+	if (r == REGION_RW)
+		note(pl, true, path, rule, SEAM_ABSENT);
+	else
+		note(pl, false, path, rule,
+		     "absent: nothing to mask (its region is %s, creation is already refused)",
+		     region_name(r));
+}
+
+static void lay_mask(struct pg_plan *pl, char *canon, const struct stat *st,
+		     const char *rule, const char *why)
+{
+	enum region r = region_at(pl, canon);
+	struct plan_mount *m;
+
+	if (r == REGION_HIDDEN || r == REGION_PRIVATE) {
+		note(pl, false, canon, rule, "already hidden (region %s): no mask needed",
+		     region_name(r));
+		free(canon);
+		return;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		m = add_mount(pl, MK_MASK_DIR, canon, NULL, -1, rule);
+	} else {
+		m = add_mount(pl, MK_MASK_FILE, canon, strdup("/dev/null"), -1, rule);
+	}
+	if (m)
+		m->why = why;
+}
+
+static void lay_deny(struct pg_plan *pl, const char *path, const char *rule)
+{
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char *canon;
+
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			lay_absent_deny(pl, path, rule);
+		else
+			note(pl, false, path, rule, "cannot inspect: %s: nothing masked (the child cannot reach it either)",
+			     strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !(canon = fd_path(fd))) {
+		note(pl, false, path, rule, "cannot inspect: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	close(fd);
+	if (S_ISLNK(st.st_mode)) {
+		char *dir = parent_of(canon);
+
+		if (dir && region_at(pl, dir) == REGION_RW)
+			note(pl, true, canon, rule,
+			     "denied symlink in a writable region: a mount cannot sit on a symlink, so a child can replace the link's own name for this launch (its target stays masked)");
+		free(dir);
+		free(canon);
+		fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT && region_at(pl, path) == REGION_RW)
+				note(pl, true, path, rule,
+				     "denied symlink whose target is absent: held in process only for this launch");
+			else
+				note(pl, false, path, rule, "symlink target cannot be reached: %s: nothing to mask",
+				     strerror(errno));
+			return;
+		}
+		if (fstat(fd, &st) < 0 || !(canon = fd_path(fd))) {
+			note(pl, false, path, rule, "cannot inspect the symlink's target: %s", strerror(errno));
+			close(fd);
+			return;
+		}
+		close(fd);
+		lay_mask(pl, canon, &st, rule, "mask (symlink target)");
+		return;
+	}
+	lay_mask(pl, canon, &st, rule, "mask");
+}
+
+/* A read or write rule naming a symlink whose own name lies in a tmpfs
+ * bwrap made: make the name there too (it costs the host nothing), so
+ * /bin -> usr/bin still works without "read /". */
+static void lay_link_name(struct pg_plan *pl, const char *path, const char *rule)
+{
+	char target[PATH_MAX + 1], *dir;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
+		return;
+	dir = parent_of(path);
+	if (!dir)
+		return;
+	fd = open(dir, O_PATH | O_CLOEXEC | O_DIRECTORY);
+	if (fd >= 0) {
+		char *canon = fd_path(fd);
+
+		/* Only a parent spelled canonically: the name is made where the
+		 * rule says. */
+		if (canon && strcmp(canon, dir) == 0 && in_made_tmpfs(pl, path) &&
+		    (n = readlink(path, target, sizeof(target) - 1)) > 0) {
+			struct plan_mount *m;
+
+			target[n] = '\0';
+			m = add_mount(pl, MK_SYMLINK, strdup(path), strdup(target), -1, rule);
+			if (m)
+				m->why = "symlink (made in the envelope's own tmpfs)";
+		}
+		free(canon);
+		close(fd);
+	}
+	free(dir);
+}
+
+static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
+		      const char *rule)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	enum region want = acc == PG_WRITE ? REGION_RW : REGION_RO;
+	struct plan_mount *m;
+	char *canon;
+
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			note(pl, false, path, rule, "absent: nothing mounted");
+		else
+			note(pl, false, path, rule, "cannot inspect: %s: nothing mounted", strerror(errno));
+		return;
+	}
+	if (!(canon = fd_path(fd))) {
+		note(pl, false, path, rule, "cannot name what it reaches: nothing mounted");
+		close(fd);
+		return;
+	}
+	if (strcmp(canon, path) != 0)
+		lay_link_name(pl, path, rule);
+	if (region_at(pl, canon) == want) {
+		note(pl, false, path, rule, "covered: its region is already %s", region_name(want));
+		free(canon);
+		close(fd);
+		return;
+	}
+	m = add_mount(pl, want == REGION_RW ? MK_BIND : MK_ROBIND, canon, NULL, fd, rule);
+	if (m) {
+		m->why = acc == PG_WRITE ? "write" : "read";
+		m->src = strdup(m->dest);
+	}
+}
+
+/* --------------------------------------------------------------- globs */
+
+struct glob_walk {
+	struct pg_plan *pl;
+	const char *const *pat;   /* pattern components after the base */
+	size_t npat;
+	const char *rule;
+	unsigned max_depth;
+	unsigned max_entries;
+};
+
+/* Does the component list NAMES[0..N) match PAT[0..NP)?  '**' matches any
+ * number of components.  Case-folded (ASCII): a deny glob only ever
+ * matches more. */
+static bool glob_match(const char *const *pat, size_t np, const char *const *names, size_t n)
+{
+	if (np == 0)
+		return n == 0;
+	if (strcmp(pat[0], "**") == 0) {
+		for (size_t k = 0; k <= n; k++)
+			if (glob_match(pat + 1, np - 1, names + k, n - k))
+				return true;
+		return false;
+	}
+	if (n == 0)
+		return false;
+	if (fnmatch(pat[0], names[0], FNM_CASEFOLD) != 0)
+		return false;
+	return glob_match(pat + 1, np - 1, names + 1, n - 1);
+}
+
+/* Could a name below NAMES[0..N) still match? (prunes the walk) */
+static bool glob_may_descend(const char *const *pat, size_t np, const char *const *names, size_t n)
+{
+	if (n == 0)
+		return np > 0;
+	if (np == 0)
+		return false;
+	if (strcmp(pat[0], "**") == 0)
+		return true;
+	if (fnmatch(pat[0], names[0], FNM_CASEFOLD) != 0)
+		return false;
+	return glob_may_descend(pat + 1, np - 1, names + 1, n - 1);
+}
+
+/* True when a rule names something strictly beneath PATH (a carve-out). */
+static bool entry_beneath(const struct pg_plan *pl, const char *path)
+{
+	for (size_t i = 0; i < pl->nentries; i++)
+		if (pl->entries[i].access != PG_DENY && strictly_beneath(pl->entries[i].path, path))
+			return true;
+	return false;
+}
+
+static void glob_walk_dir(struct glob_walk *w, int dfd, char *path, size_t plen,
+			  const char **names, size_t depth)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (depth >= w->max_depth) {
+		if (!w->pl->glob_depth_hit)
+			note(w->pl, false, path, w->rule,
+			     "glob walk stopped at depth %u: deeper matches are held in process only",
+			     w->max_depth);
+		w->pl->glob_depth_hit = true;
+		close(dfd);
+		return;
+	}
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		const char *access_rule;
+		struct stat st;
+		size_t nlen;
+		bool hidden;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->pl->glob_entries > w->max_entries) {
+			if (!w->pl->glob_count_hit)
+				note(w->pl, false, path, w->rule,
+				     "glob walk stopped after %u entries: further matches are held in process only",
+				     w->max_entries);
+			w->pl->glob_count_hit = true;
+			break;
+		}
+		nlen = strlen(de->d_name);
+		if (plen + 1 + nlen >= PATH_MAX)
+			continue;
+		path[plen] = '/';
+		memcpy(path + plen + 1, de->d_name, nlen + 1);
+		names[depth] = de->d_name;
+		hidden = decide(w->pl, path, &access_rule) == PG_DENY;
+		if (hidden && !entry_beneath(w->pl, path)) {
+			path[plen] = '\0';
+			continue;   /* hidden already, or masked by an earlier match */
+		}
+		if (!hidden && glob_match(w->pat, w->npat, names, depth + 1)) {
+			add_entry(w->pl, strdup(path), PG_DENY, false, w->rule, true);
+		} else if (glob_may_descend(w->pat, w->npat, names, depth + 1) &&
+			   fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				glob_walk_dir(w, sub, path, plen + 1 + nlen, names, depth + 1);
+		}
+		path[plen] = '\0';
+		if (w->pl->glob_count_hit)
+			break;
+	}
+	closedir(d);
+}
+
+static bool write_beneath(const struct pg_plan *pl, const char *path)
+{
+	for (size_t i = 0; i < pl->nentries; i++)
+		if (pl->entries[i].access == PG_WRITE && strictly_beneath(pl->entries[i].path, path))
+			return true;
+	return false;
+}
+
+/* Split the absolute glob PATTERN into its literal base and the pattern
+ * components, then walk the base if a child can see it. */
+static void expand_glob(struct pg_plan *pl, const char *pattern, const char *rule,
+			const struct pg_envelope_opts *o)
+{
+	char *copy = strdup(pattern), *save = NULL, *tok;
+	const char *comps[PATH_MAX / 2];
+	const char *names[64];
+	size_t nc = 0, first_glob = (size_t)-1;
+	char base[PATH_MAX] = "";
+	const char *access_rule;
+	struct glob_walk w;
+	int fd;
+
+	if (!copy) {
+		pl->oom = true;
+		return;
+	}
+	for (tok = strtok_r(copy, "/", &save); tok && nc < sizeof(comps) / sizeof(comps[0]);
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (first_glob == (size_t)-1 && strpbrk(tok, "*?["))
+			first_glob = nc;
+		comps[nc++] = tok;
+	}
+	if (first_glob == (size_t)-1)
+		first_glob = nc;
+	for (size_t i = 0; i < first_glob; i++) {
+		strncat(base, "/", sizeof(base) - strlen(base) - 1);
+		strncat(base, comps[i], sizeof(base) - strlen(base) - 1);
+	}
+	if (!base[0])
+		strcpy(base, "/");
+	if (decide(pl, base, &access_rule) == PG_WRITE || write_beneath(pl, base))
+		note(pl, true, base, rule,
+		     "absent names matching a denied glob in a writable region: held in process only for this launch");
+	w.pl = pl;
+	w.pat = comps + first_glob;
+	w.npat = nc - first_glob;
+	w.rule = rule;
+	w.max_depth = o && o->glob_max_depth ? o->glob_max_depth : PG_GLOB_MAX_DEPTH;
+	if (w.max_depth > sizeof(names) / sizeof(names[0]))
+		w.max_depth = sizeof(names) / sizeof(names[0]);
+	w.max_entries = o && o->glob_max_entries ? o->glob_max_entries : PG_GLOB_MAX_ENTRIES;
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		char path[PATH_MAX];
+		size_t plen = strcmp(base, "/") == 0 ? 0 : strlen(base);
+
+		memcpy(path, base, plen);
+		path[plen] = '\0';
+		glob_walk_dir(&w, fd, path, plen, names, 0);
+	}
+	free(copy);
+}
+
+/* ---------------------------------------------------------------- pins */
+
+/* Open DIR component by component refusing symlinks; the fd or -1. */
+static int open_verified_dir(const char *dir)
+{
+	char *copy = strdup(dir), *save = NULL, *tok;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (!copy) {
+		if (fd >= 0)
+			close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (tok = strtok_r(copy, "/", &save); tok && fd >= 0; tok = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, tok, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = errno;
+
+		close(fd);
+		fd = next;
+		errno = err;
+	}
+	free(copy);
+	return fd;
+}
+
+static bool pinned_already(const struct pg_plan *pl, const char *dir)
+{
+	for (size_t i = 0; i < pl->nmounts; i++)
+		if ((pl->mounts[i].kind == MK_PIN || pl->mounts[i].kind == MK_PIN_RW) &&
+		    strcmp(pl->mounts[i].dest, dir) == 0)
+			return true;
+	return false;
+}
+
+static void pin_dir(struct pg_plan *pl, const char *dir, size_t region, const char *rule)
+{
+	struct plan_mount *m;
+	int fd;
+
+	if (pinned_already(pl, dir))
+		return;
+	fd = open_verified_dir(dir);
+	if (fd < 0) {
+		note(pl, false, dir, rule, "pin dropped: the path cannot be verified free of symlinks (%s)",
+		     strerror(errno));
+		return;
+	}
+	/* Over a host view a pin lies beneath every mount (read-only, it only
+	 * makes the directory a mountpoint); without one, it has to follow its
+	 * region's mount and stay writable. */
+	if (pl->base == REGION_HIDDEN && region != (size_t)-1) {
+		m = add_mount(pl, MK_PIN_RW, strdup(dir), strdup(dir), fd, rule);
+		if (m)
+			m->after = region;
+	} else {
+		m = add_mount(pl, MK_PIN, strdup(dir), strdup(dir), fd, rule);
+	}
+	if (m)
+		m->why = "pin";
+}
+
+static void lay_pins(struct pg_plan *pl)
+{
+	size_t nrule = pl->nmounts;
+
+	for (size_t i = 0; i < nrule; i++) {
+		const struct plan_mount *m = &pl->mounts[i];
+		size_t r;
+		const char *top;
+		char *dir, *rule;
+
+		if (!is_region_mount(m->kind) || m->kind == MK_BIND)
+			continue;
+		/* The mount this one lies in, among those laid before it. */
+		r = (size_t)-1;
+		for (size_t j = 0; j < i; j++)
+			if (is_region_mount(pl->mounts[j].kind) &&
+			    strictly_beneath(m->dest, pl->mounts[j].dest) &&
+			    (r == (size_t)-1 || strlen(pl->mounts[j].dest) > strlen(pl->mounts[r].dest)))
+				r = j;
+		if (r != (size_t)-1 && pl->mounts[r].kind != MK_BIND)
+			continue;
+		if (r == (size_t)-1 && (pl->base != REGION_RW || covers("/tmp", m->dest)))
+			continue;
+		top = r == (size_t)-1 ? "/" : pl->mounts[r].dest;
+		rule = strdup(m->rule);
+		dir = parent_of(m->dest);
+		while (rule && dir && strictly_beneath(dir, top)) {
+			char *up = parent_of(dir);
+
+			pin_dir(pl, dir, r, rule);
+			free(dir);
+			dir = up;
+			m = &pl->mounts[i];   /* pin_dir may move the array */
+		}
+		free(dir);
+		free(rule);
+	}
+}
+
+/* --------------------------------------------------------------- argv */
+
+static int push(struct pg_plan *pl, const char *s)
+{
+	char *d;
+
+	if (!GROW(pl->args, pl->nargs, pl->capargs) || !(d = strdup(s))) {
+		pl->oom = true;
+		return -1;
+	}
+	pl->args[pl->nargs++] = d;
+	return 0;
+}
+
+static void push_fd(struct pg_plan *pl, int fd)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", fd);
+	push(pl, num);
+}
+
+static void emit_mount(struct pg_plan *pl, struct plan_mount *m)
+{
+	switch (m->kind) {
+	case MK_BASE:
+		push(pl, m->op = pl->base == REGION_RW ? "--bind" : "--ro-bind");
+		push(pl, "/");
+		break;
+	case MK_PSEUDO:
+		push(pl, m->op);
+		break;
+	case MK_PIN:
+	case MK_ROBIND:
+		push(pl, m->op = "--ro-bind-fd");
+		push_fd(pl, m->fd);
+		break;
+	case MK_PIN_RW:
+	case MK_BIND:
+		push(pl, m->op = "--bind-fd");
+		push_fd(pl, m->fd);
+		break;
+	case MK_MASK_DIR:
+		push(pl, "--perms");
+		push(pl, m->traverse ? "0111" : "0000");
+		push(pl, m->op = "--tmpfs");
+		break;
+	case MK_MASK_FILE:
+		push(pl, m->op = "--ro-bind");
+		push(pl, "/dev/null");
+		break;
+	case MK_SYMLINK:
+		push(pl, m->op = "--symlink");
+		push(pl, m->src);
+		break;
+	case MK_REMOUNT:
+		push(pl, m->op = "--remount-ro");
+		break;
+	}
+	push(pl, m->dest);
+	m->emitted = true;
+}
+
+static void add_pseudo(struct pg_plan *pl, const char *op, const char *dest)
+{
+	struct plan_mount *m = add_mount(pl, MK_PSEUDO, strdup(dest), NULL, -1, "");
+
+	if (m) {
+		m->op = op;
+		m->why = "base";
+	}
+}
+
+/* Order: base, read-only pins, /dev /proc /tmp, rule mounts (each followed
+ * by its writable pins), remounts.  The public list follows argv order. */
+static void assemble(struct pg_plan *pl)
+{
+	size_t nrule;
+
+	for (size_t i = 0; i < pl->nmounts; i++)
+		if (pl->mounts[i].kind == MK_MASK_DIR)
+			for (size_t j = 0; j < pl->nmounts; j++)
+				if (j != i && pl->mounts[j].kind != MK_PIN &&
+				    strictly_beneath(pl->mounts[j].dest, pl->mounts[i].dest))
+					pl->mounts[i].traverse = true;
+	add_pseudo(pl, "--dev", "/dev");
+	add_pseudo(pl, "--proc", "/proc");
+	add_pseudo(pl, "--tmpfs", "/tmp");
+	nrule = pl->nmounts;
+	for (size_t i = 0; i < nrule; i++)
+		if (pl->mounts[i].kind == MK_MASK_DIR) {
+			struct plan_mount *m = add_mount(pl, MK_REMOUNT, strdup(pl->mounts[i].dest),
+							 NULL, -1, pl->mounts[i].rule);
+			if (m)
+				m->why = "mask (read-only: its mode cannot be changed back)";
+		}
+	if (pl->oom)
+		return;
+
+	push(pl, pl->bwrap);
+	push(pl, "--unshare-all");
+	push(pl, "--unshare-user");
+	push(pl, "--disable-userns");
+	push(pl, "--cap-drop");
+	push(pl, "ALL");
+	push(pl, "--die-with-parent");
+	push(pl, "--new-session");
+
+	pl->order = calloc(pl->nmounts + 1, sizeof(*pl->order));
+	if (!pl->order) {
+		pl->oom = true;
+		return;
+	}
+#define EMIT(cond) \
+	for (size_t i = 0; i < pl->nmounts; i++) { \
+		struct plan_mount *m = &pl->mounts[i]; \
+		if (!m->emitted && (cond)) { \
+			pl->order[pl->norder++] = i; \
+			emit_mount(pl, m); \
+			for (size_t j = 0; j < pl->nmounts; j++) \
+				if (pl->mounts[j].kind == MK_PIN_RW && pl->mounts[j].after == i) { \
+					pl->order[pl->norder++] = j; \
+					emit_mount(pl, &pl->mounts[j]); \
+				} \
+		} \
+	}
+	EMIT(m->kind == MK_BASE)
+	EMIT(m->kind == MK_PIN)
+	EMIT(m->kind == MK_PSEUDO)
+	EMIT(m->kind != MK_REMOUNT && m->kind != MK_PIN_RW)
+	EMIT(m->kind == MK_REMOUNT)
+#undef EMIT
+	push(pl, "--chdir");
+	push(pl, pl->chdir);
+}
+
+static void publish(struct pg_plan *pl)
+{
+	pl->pub_mounts = calloc(pl->norder + 1, sizeof(*pl->pub_mounts));
+	pl->pub_skips = calloc(pl->nskips + 1, sizeof(*pl->pub_skips));
+	pl->pub_seams = calloc(pl->nseams + 1, sizeof(*pl->pub_seams));
+	if (!pl->pub_mounts || !pl->pub_skips || !pl->pub_seams) {
+		pl->oom = true;
+		return;
+	}
+	for (size_t k = 0; k < pl->norder; k++) {
+		const struct plan_mount *m = &pl->mounts[pl->order[k]];
+
+		pl->pub_mounts[k] = (struct pg_mount){ m->op, m->src, m->dest, m->rule,
+						       m->why ? m->why : "" };
+	}
+	for (size_t i = 0; i < pl->nskips; i++)
+		pl->pub_skips[i] = (struct pg_seam){ pl->skips[i].path, pl->skips[i].rule, pl->skips[i].why };
+	for (size_t i = 0; i < pl->nseams; i++)
+		pl->pub_seams[i] = (struct pg_seam){ pl->seams[i].path, pl->seams[i].rule, pl->seams[i].why };
+	/* argv ends with NULL */
+	if (GROW(pl->args, pl->nargs, pl->capargs))
+		pl->args[pl->nargs] = NULL;
+	else
+		pl->oom = true;
+}
+
+/* ---------------------------------------------------------------- plan */
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct plan_entry *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static void lay_base(struct pg_plan *pl)
+{
+	const char *rule;
+	enum pg_access acc = decide(pl, "/", &rule);
+	bool named = false;
+	struct plan_mount *m;
+
+	for (size_t i = 0; i < pl->nentries; i++)
+		if (strcmp(pl->entries[i].path, "/") == 0)
+			named = true;
+	pl->base = REGION_HIDDEN;
+	if (!named)
+		return;
+	if (acc == PG_DENY)
+		return;
+	pl->base = acc == PG_WRITE ? REGION_RW : REGION_RO;
+	m = add_mount(pl, MK_BASE, strdup("/"), strdup("/"), -1, rule);
+	if (m)
+		m->why = "base";
+}
+
+static void lay_rules(struct pg_plan *pl)
+{
+	size_t n = pl->nentries;
+	struct plan_entry *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+	if (!sorted) {
+		pl->oom = true;
+		return;
+	}
+	memcpy(sorted, pl->entries, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_entry);
+	for (size_t i = 0; i < n && !pl->oom; i++) {
+		const char *rule;
+		enum pg_access acc;
+
+		if (strcmp(sorted[i].path, "/") == 0)
+			continue;
+		if (i > 0 && strcmp(sorted[i].path, sorted[i - 1].path) == 0)
+			continue;   /* one path, one decision */
+		acc = decide(pl, sorted[i].path, &rule);
+		if (acc == PG_DENY)
+			lay_deny(pl, sorted[i].path, rule ? rule : sorted[i].rule);
+		else
+			lay_grant(pl, sorted[i].path, acc, rule);
+	}
+	free(sorted);
+}
+
+/* A symlink's target can be shallower than its name: lay the mounts by
+ * the depth of their mountpoints, shallow first, keeping the order of
+ * equals (invariant 5 holds for what is mounted, not how it was named). */
+static void sort_by_depth(struct pg_plan *pl)
+{
+	for (size_t i = 1; i < pl->nmounts; i++) {
+		struct plan_mount m = pl->mounts[i];
+		unsigned d = path_depth(m.dest);
+		size_t j = i;
+
+		while (j > 0 && path_depth(pl->mounts[j - 1].dest) > d) {
+			pl->mounts[j] = pl->mounts[j - 1];
+			j--;
+		}
+		pl->mounts[j] = m;
+	}
+}
+
+static void choose_chdir(struct pg_plan *pl)
+{
+	enum region r = region_at(pl, pl->root);
+
+	if (r == REGION_RW || r == REGION_RO) {
+		pl->chdir = strdup(pl->root);
+	} else {
+		pl->chdir = strdup("/");
+		note(pl, false, pl->root, "",
+		     "the workspace root is not visible in the envelope: the child starts in /");
+	}
+	if (!pl->chdir)
+		pl->oom = true;
+}
+
+pg_plan *pg_envelope_plan(const char *root, const struct pg_rule *const *rules,
+			  size_t n, const struct pg_envelope_opts *opts)
+{
+	struct pg_plan *pl;
+	char buf[PG_PATH_MAX + 600];
+
+	if (!root || root[0] != '/' || (n && !rules)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return NULL;
+	pl->root = strdup(root);
+	pl->bwrap = strdup(pg_envelope_bwrap());
+	pl->requested = calloc(n + 1, sizeof(*pl->requested));
+	if (!pl->root || !pl->bwrap || !pl->requested)
+		pl->oom = true;
+	pl->glob_max_depth = opts && opts->glob_max_depth ? opts->glob_max_depth : PG_GLOB_MAX_DEPTH;
+	pl->glob_max_entries = opts && opts->glob_max_entries ? opts->glob_max_entries : PG_GLOB_MAX_ENTRIES;
+	for (size_t i = 0; i < n && !pl->oom; i++) {
+		render_rule(rules[i], buf, sizeof(buf));
+		if (!(pl->requested[pl->nrequested++] = strdup(buf)))
+			pl->oom = true;
+		else if (!rules[i]->glob)
+			add_entry(pl, absolute_of(root, rules[i]), rules[i]->access,
+				  rules[i]->final, buf, false);
+	}
+	for (size_t i = 0; i < n && !pl->oom; i++) {
+		char *pattern;
+
+		if (!rules[i]->glob)
+			continue;
+		render_rule(rules[i], buf, sizeof(buf));
+		if (rules[i]->access != PG_DENY) {
+			note(pl, false, rules[i]->path, buf,
+			     "a read or write glob lays no mount: only the names it matches in process are granted");
+			continue;
+		}
+		pattern = absolute_of(root, rules[i]);
+		if (!pattern) {
+			pl->oom = true;
+			break;
+		}
+		expand_glob(pl, pattern, buf, opts);
+		free(pattern);
+	}
+	if (!pl->oom)
+		lay_base(pl);
+	if (!pl->oom)
+		lay_rules(pl);
+	if (!pl->oom)
+		sort_by_depth(pl);
+	if (!pl->oom)
+		lay_pins(pl);
+	if (!pl->oom)
+		choose_chdir(pl);
+	if (!pl->oom)
+		assemble(pl);
+	if (!pl->oom)
+		publish(pl);
+	if (pl->oom) {
+		pg_plan_free(pl);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return pl;
+}
+
+/* ------------------------------------------------------ public getters */
+
+char *const *pg_plan_argv(const pg_plan *pl)
+{
+	return pl ? pl->args : NULL;
+}
+
+size_t pg_plan_mount_count(const pg_plan *pl)
+{
+	return pl ? pl->norder : 0;
+}
+
+const struct pg_mount *pg_plan_mount(const pg_plan *pl, size_t i)
+{
+	return pl && i < pl->norder ? &pl->pub_mounts[i] : NULL;
+}
+
+size_t pg_plan_seam_count(const pg_plan *pl)
+{
+	return pl ? pl->nseams : 0;
+}
+
+const struct pg_seam *pg_plan_seam(const pg_plan *pl, size_t i)
+{
+	return pl && i < pl->nseams ? &pl->pub_seams[i] : NULL;
+}
+
+size_t pg_plan_skip_count(const pg_plan *pl)
+{
+	return pl ? pl->nskips : 0;
+}
+
+const struct pg_seam *pg_plan_skip(const pg_plan *pl, size_t i)
+{
+	return pl && i < pl->nskips ? &pl->pub_skips[i] : NULL;
+}

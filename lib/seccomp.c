@@ -1,0 +1,112 @@
+/* seccomp.c - the envelope's seccomp floor, compiled once with libseccomp
+ * and handed to each launch as a memfd. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <seccomp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "seccomp-filter.h"
+
+static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
+static unsigned char *program;      /* the BPF, owned for the process's life */
+static size_t program_len;
+static int compile_err;
+
+static int refuse(scmp_filter_ctx ctx, const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	/* A syscall this architecture lacks cannot be made: nothing to refuse. */
+	if (nr == __NR_SCMP_ERROR)
+		return 0;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+}
+
+static int add_rules(scmp_filter_ctx ctx)
+{
+	int r;
+
+	if ((r = refuse(ctx, "io_uring_setup")) < 0 ||
+	    (r = refuse(ctx, "io_uring_enter")) < 0 ||
+	    (r = refuse(ctx, "io_uring_register")) < 0)
+		return r;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+}
+
+/* Export through a memfd: libseccomp writes BPF only to a descriptor. */
+static int export_program(scmp_filter_ctx ctx)
+{
+	int fd = memfd_create("pathgate-seccomp", MFD_CLOEXEC);
+	off_t len;
+	int r = -1;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = seccomp_export_bpf(ctx, fd)) < 0)
+		goto out;
+	len = lseek(fd, 0, SEEK_CUR);
+	if (len <= 0 || !(program = malloc((size_t)len))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, program, (size_t)len, 0) != len) {
+		free(program);
+		program = NULL;
+		r = -EIO;
+		goto out;
+	}
+	program_len = (size_t)len;
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
+static void compile(void)
+{
+	/* Any other architecture's syscalls (32-bit x86 on x86_64, x32) are
+	 * refused outright: their socketcall cannot be filtered by family. */
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r;
+
+	if (!ctx) {
+		compile_err = ENOMEM;
+		return;
+	}
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r >= 0)
+		r = add_rules(ctx);
+	if (r >= 0)
+		r = export_program(ctx);
+	if (r < 0)
+		compile_err = -r;
+	seccomp_release(ctx);
+}
+
+int pg_seccomp_filter_fd(void)
+{
+	int fd;
+
+	pthread_once(&compile_once, compile);
+	if (!program) {
+		errno = compile_err ? compile_err : ENOSYS;
+		return -1;
+	}
+	fd = memfd_create("pathgate-seccomp", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (pwrite(fd, program, program_len, 0) != (ssize_t)program_len) {
+		close(fd);
+		errno = EIO;
+		return -1;
+	}
+	return fd;
+}

@@ -1,0 +1,1072 @@
+/* test_envelope.c - the envelope, tested by spawning for real.
+ *
+ * Every case builds a small tree under a fresh mkdtemp directory, plans an
+ * envelope from rules, runs a real child under bwrap, and checks what the
+ * child could and could not do.  Each case also snapshots the host tree
+ * (path, type, mode, size, inode, mtime) before and after the launch and
+ * requires them equal, except for what the child was allowed to write.
+ * An argv assertion proves nothing here; the few that exist only add to a
+ * real launch.
+ *
+ * Runs as root and, from test_envelope_unpriv.sh, as nobody. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "envelope.h"
+#include "envelope-plan.h"
+#include "policy.h"
+#include "refusal.h"
+
+/* ------------------------------------------------------------- trees */
+
+static char top[256];   /* this run's mkdtemp directory */
+
+static void path_of(char *buf, const char *rel)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", top, rel);
+}
+
+static void mkdirs(const char *rel)
+{
+	char p[PATH_MAX];
+
+	path_of(p, rel);
+	for (char *s = p + strlen(top) + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+}
+
+static void put(const char *rel, const char *content)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	path_of(p, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static void link_to(const char *target, const char *rel)
+{
+	char p[PATH_MAX];
+
+	path_of(p, rel);
+	assert_int_equal(symlink(target, p), 0);
+}
+
+static bool exists(const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	path_of(p, rel);
+	return lstat(p, &st) == 0;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (flag == FTW_DP || flag == FTW_D)
+		chmod(p, 0755), rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
+
+/* Where the trees go: TMPDIR (else /var/tmp) in the first group, /tmp in
+ * the second, because the envelope replaces /tmp with a private tmpfs and
+ * a workspace beneath it must still work. */
+static const char *base_dir;
+
+static void fresh_top(void)
+{
+	snprintf(top, sizeof(top), "%s/pg-env-XXXXXX", base_dir);
+	assert_non_null(mkdtemp(top));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	fresh_top();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(top, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+	pg_envelope_set_bwrap(NULL);
+	return 0;
+}
+
+/* A tree under /tmp is hidden by the child's private /tmp: what the
+ * child makes around the workspace's binds is made in memory only. */
+static bool under_private_tmp(void)
+{
+	return strncmp(top, "/tmp/", 5) == 0;
+}
+
+/* ---------------------------------------------------------- snapshots */
+
+struct snap {
+	char  *text;   /* one line per object, sorted by path (nftw order is
+			* stable for an unchanged tree) */
+	size_t len, cap;
+};
+
+static struct snap *cur_snap;
+static const char *const *cur_skip;
+
+static bool skipped(const char *rel)
+{
+	for (size_t i = 0; cur_skip && cur_skip[i]; i++) {
+		size_t n = strlen(cur_skip[i]);
+
+		if (strncmp(rel, cur_skip[i], n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static int snap_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	char line[PATH_MAX + 200];
+	const char *rel = p + strlen(top);
+	int n;
+
+	(void)flag;
+	(void)f;
+	if (*rel == '/')
+		rel++;
+	if (skipped(rel))
+		return 0;
+	n = snprintf(line, sizeof(line), "%s type=%o mode=%o size=%lld ino=%llu mtime=%lld.%09ld\n",
+		     *rel ? rel : ".", (unsigned)(st->st_mode & S_IFMT), (unsigned)(st->st_mode & 07777),
+		     (long long)st->st_size, (unsigned long long)st->st_ino,
+		     (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	if (cur_snap->len + (size_t)n + 1 > cur_snap->cap) {
+		cur_snap->cap = (cur_snap->cap + (size_t)n + 1) * 2;
+		cur_snap->text = realloc(cur_snap->text, cur_snap->cap);
+		assert_non_null(cur_snap->text);
+	}
+	memcpy(cur_snap->text + cur_snap->len, line, (size_t)n + 1);
+	cur_snap->len += (size_t)n;
+	return 0;
+}
+
+/* Snapshot the whole tree, leaving out SKIP (relative paths: the objects
+ * the child may write, and their parent directories' mtimes). */
+static char *snapshot(const char *const *skip)
+{
+	struct snap s = { 0 };
+
+	s.text = calloc(1, 1);
+	cur_snap = &s;
+	cur_skip = skip;
+	assert_int_equal(nftw(top, snap_one, 32, FTW_PHYS), 0);
+	return s.text;
+}
+
+static void assert_same_host(char *before, const char *const *skip)
+{
+	char *after = snapshot(skip);
+
+	if (strcmp(before, after) != 0) {
+		print_error("host tree changed:\n--- before\n%s--- after\n%s", before, after);
+		fail();
+	}
+	free(before);
+	free(after);
+}
+
+/* -------------------------------------------------------------- rules */
+
+struct ruleset {
+	struct pg_rule  r[32];
+	const struct pg_rule *p[32];
+	char            path[32][PATH_MAX];
+	size_t          n;
+};
+
+/* Parse "write .\ndeny! .ssh\n..." into rules; "%T" in a line stands for
+ * the run's top directory. */
+static void rules(struct ruleset *rs, const char *text)
+{
+	const char *line = text;
+
+	memset(rs, 0, sizeof(*rs));
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		char buf[1024], word[16], raw[2048], *t;
+		struct pg_rule *r = &rs->r[rs->n];
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+		line += len + (end ? 1 : 0);
+		if (sscanf(buf, "%15s %2047s", word, raw) != 2)
+			continue;
+		r->final = word[strlen(word) - 1] == '!';
+		r->access = word[0] == 'w' ? PG_WRITE : word[0] == 'r' ? PG_READ : PG_DENY;
+		if ((t = strstr(raw, "%T"))) {
+			char tmp[2048];
+
+			snprintf(tmp, sizeof(tmp), "%.*s%s%s", (int)(t - raw), raw, top, t + 2);
+			snprintf(raw, sizeof(raw), "%s", tmp);
+		}
+		if (strcmp(raw, ".") == 0)
+			raw[0] = '\0';
+		if (strncmp(raw, "./", 2) == 0)
+			memmove(raw, raw + 2, strlen(raw + 2) + 1);
+		snprintf(rs->path[rs->n], PATH_MAX, "%s", raw);
+		r->path = rs->path[rs->n];
+		r->absolute = raw[0] == '/';
+		r->glob = strpbrk(raw, "*?[") != NULL;
+		r->file = "test";
+		r->line = (unsigned)rs->n + 1;
+		r->index = rs->n;
+		rs->p[rs->n] = r;
+		rs->n++;
+	}
+}
+
+static pg_plan *plan(const char *root_rel, const char *text)
+{
+	struct ruleset rs;
+	char root[PATH_MAX];
+	pg_plan *pl;
+
+	rules(&rs, text);
+	path_of(root, root_rel);
+	pl = pg_envelope_plan(root, rs.p, rs.n, NULL);
+	assert_non_null(pl);
+	return pl;
+}
+
+/* ------------------------------------------------------------- launch */
+
+struct run {
+	int  status;       /* exit status, or 128 + signal */
+	char out[65536];   /* stdout and stderr */
+};
+
+static int spawn_sh(pg_plan *pl, const char *script, struct run *res, bool use_actions)
+{
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)script, NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2], r, status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid = -1;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	if (use_actions) {
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+		posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+		r = pg_envelope_spawn(&pid, pl, "/bin/sh", &fa, NULL, argv, NULL);
+		posix_spawn_file_actions_destroy(&fa);
+	} else {
+		/* The child inherits this process's stdout: point it at the pipe
+		 * for the instant of the spawn. */
+		int saved = dup(1);
+
+		fflush(stdout);
+		dup2(p[1], 1);
+		r = pg_envelope_spawn(&pid, pl, "/bin/sh", NULL, NULL, argv, NULL);
+		dup2(saved, 1);
+		close(saved);
+	}
+	close(p[1]);
+	if (r != 0) {
+		close(p[0]);
+		return r;
+	}
+	while (got < sizeof(res->out) - 1 &&
+	       (n = read(p[0], res->out + got, sizeof(res->out) - 1 - got)) > 0)
+		got += (size_t)n;
+	res->out[got] = '\0';
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return 0;
+}
+
+/* Run SCRIPT in the workspace under PL; the launch must succeed. */
+static void run_ok(pg_plan *pl, const char *script, struct run *res)
+{
+	int r = spawn_sh(pl, script, res, true);
+
+	if (r != 0)
+		print_error("spawn refused: %s (%s)\n", strerror(r),
+			    pg_last_refusal()->rule ? pg_last_refusal()->rule : "");
+	assert_int_equal(r, 0);
+	if (res->status != 0 || getenv("PG_TEST_VERBOSE"))
+		print_message("child exit %d, output:\n%s", res->status, res->out);
+}
+
+static void has(const struct run *res, const char *text)
+{
+	if (!strstr(res->out, text)) {
+		print_error("expected \"%s\" in the child's output:\n%s", text, res->out);
+		fail();
+	}
+}
+
+/* TEXT is a whole line of the child's output. */
+static void line(const struct run *res, const char *text)
+{
+	size_t n = strlen(text);
+
+	for (const char *p = res->out; (p = strstr(p, text)); p++)
+		if ((p == res->out || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+			return;
+	print_error("expected the line \"%s\" in the child's output:\n%s", text, res->out);
+	fail();
+}
+
+static void lacks(const struct run *res, const char *text)
+{
+	if (strstr(res->out, text)) {
+		print_error("did not expect \"%s\" in the child's output:\n%s", text, res->out);
+		fail();
+	}
+}
+
+static bool plan_has_seam(const pg_plan *pl, const char *suffix)
+{
+	for (size_t i = 0; i < pg_plan_seam_count(pl); i++) {
+		const char *p = pg_plan_seam(pl, i)->path;
+		size_t a = strlen(p), b = strlen(suffix);
+
+		if (a >= b && strcmp(p + a - b, suffix) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool plan_has_skip(const pg_plan *pl, const char *suffix, const char *why)
+{
+	for (size_t i = 0; i < pg_plan_skip_count(pl); i++) {
+		const struct pg_seam *s = pg_plan_skip(pl, i);
+		size_t a = strlen(s->path), b = strlen(suffix);
+
+		if (a >= b && strcmp(s->path + a - b, suffix) == 0 && strstr(s->why, why))
+			return true;
+	}
+	return false;
+}
+
+/* A shell line that prints TAG when CMD succeeds and no-TAG otherwise. */
+#define TRY(cmd, tag) "if " cmd " >/dev/null 2>&1; then echo '" tag "'; else echo 'no-" tag "'; fi\n"
+
+/* -------------------------------------------------------------- cases */
+
+static void denied_dir_and_file_are_unreachable(void **state)
+{
+	static const char *const skip[] = { "ws/scratch", "ws", NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	mkdirs("ws/secret/inner");
+	mkdirs("ws/scratch");
+	put("ws/secret/a.txt", "SECRET-A\n");
+	put("ws/.env", "TOKEN\n");
+	put("ws/ok.txt", "fine\n");
+	pl = plan("ws", "read /\nwrite .\ndeny secret\ndeny .env\n");
+	before = snapshot(skip);
+	run_ok(pl, TRY("cat secret/a.txt", "read-dir-file")
+		   TRY("ls secret", "list-dir")
+		   TRY("touch secret/new", "write-dir")
+		   TRY("cat .env", "read-file")
+		   TRY("sh -c 'echo x >> .env'", "write-file")
+		   TRY("cat ok.txt", "read-ok")
+		   TRY("sh -c 'echo w > scratch/out'", "write-ok")
+		   "echo ran\n", &res);
+	has(&res, "ran");
+	line(&res, "read-ok");
+	line(&res, "write-ok");
+	has(&res, "no-read-dir-file");
+	has(&res, "no-list-dir");
+	has(&res, "no-write-dir");
+	has(&res, "no-read-file");
+	has(&res, "no-write-file");
+	assert_same_host(before, skip);
+	assert_true(exists("ws/scratch/out"));
+	pg_plan_free(pl);
+}
+
+static void absent_deny_lays_nothing_on_the_host(void **state)
+{
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	mkdirs("ws/ro/sub");
+	pl = plan("ws", "read /\nwrite .\nread ro\ndeny .env\ndeny ro/.env\ndeny ro/a/b/c/.netrc\ndeny x/y/.env\n");
+	before = snapshot(NULL);
+	run_ok(pl, TRY("test -e .env", "env-exists")
+		   TRY("test -e ro/.env", "roenv-exists")
+		   TRY("touch ro/.env", "roenv-create")
+		   "echo ran\n", &res);
+	has(&res, "ran");
+	has(&res, "no-env-exists");
+	has(&res, "no-roenv-exists");
+	has(&res, "no-roenv-create");
+	assert_same_host(before, NULL);
+	assert_false(exists("ws/.env"));
+	assert_false(exists("ws/ro/.env"));
+	assert_false(exists("ws/x"));
+	/* The seam is named: under the writable bind the name is held in
+	 * process only; under the read-only bind nothing is lost. */
+	assert_true(plan_has_seam(pl, "/ws/.env"));
+	assert_true(plan_has_seam(pl, "/ws/x/y/.env"));
+	assert_false(plan_has_seam(pl, "/ws/ro/.env"));
+	assert_true(plan_has_skip(pl, "/ws/ro/.env", "absent"));
+	pg_plan_free(pl);
+}
+
+/* The seam, shown: a child can create an absent denied name in a writable
+ * region for its launch; the next launch masks what it made. */
+static void absent_deny_seam_is_closed_by_the_next_launch(void **state)
+{
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws");
+	pl = plan("ws", "read /\nwrite .\ndeny .env\n");
+	run_ok(pl, TRY("sh -c 'echo planted > .env'", "planted") TRY("cat .env", "read-own"), &res);
+	line(&res, "planted");          /* the seam: held in process only */
+	line(&res, "read-own");
+	pg_plan_free(pl);
+	assert_true(exists("ws/.env"));
+	pl = plan("ws", "read /\nwrite .\ndeny .env\n");
+	assert_false(plan_has_seam(pl, "/ws/.env"));
+	run_ok(pl, TRY("cat .env", "read-planted") TRY("sh -c 'echo again > .env'", "rewrite"), &res);
+	has(&res, "no-read-planted");
+	has(&res, "no-rewrite");
+	pg_plan_free(pl);
+}
+
+static void denied_symlink_masks_its_target(void **state)
+{
+	static const char *const skip[] = { NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	mkdirs("ws/data");
+	mkdirs("outside");
+	put("ws/data/secret.txt", "S\n");
+	put("outside/key", "K\n");
+	link_to("data/secret.txt", "ws/link");
+	link_to("../outside", "ws/outlink");
+	pl = plan("ws", "read /\nwrite .\ndeny link\ndeny outlink\n");
+	before = snapshot(skip);
+	run_ok(pl, TRY("cat link", "via-link")
+		   TRY("cat data/secret.txt", "via-target")
+		   TRY("cat outlink/key", "via-dirlink")
+		   "echo ran\n", &res);
+	has(&res, "ran");
+	has(&res, "no-via-link");
+	has(&res, "no-via-target");
+	has(&res, "no-via-dirlink");
+	assert_same_host(before, skip);
+	/* A mount cannot sit on the link itself: its name is a seam. */
+	assert_true(plan_has_seam(pl, "/ws/link"));
+	pg_plan_free(pl);
+}
+
+/* Seed 004: a writable state dir in a read carve-out in a denied dir. */
+static void write_in_read_in_deny_stays_writable(void **state)
+{
+	static const char *const skip[] = { "home/project/state", NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+	char script[16384];
+
+	(void)state;
+	mkdirs("home/project/state");
+	mkdirs("home/other");
+	put("home/other/secret", "S\n");
+	put("home/.bashrc", "B\n");
+	put("home/project/src.c", "int x;\n");
+	pl = plan("home/project", "read /\ndeny %T/home\nread %T/home/project\nwrite %T/home/project/state\n");
+	before = snapshot(skip);
+	snprintf(script, sizeof(script),
+		 TRY("touch state/probe", "state-writable")
+		 TRY("cat src.c", "project-readable")
+		 TRY("touch new.c", "project-writable")
+		 TRY("cat %s/home/other/secret", "sibling-readable")
+		 TRY("cat %s/home/.bashrc", "dotfile-readable")
+		 "ls -a %s/home\n"
+		 TRY("touch %s/home/planted", "home-writable")
+		 "stat -c 'mode=%%a' %s/home\n"
+		 "echo ran\n", top, top, top, top, top);
+	run_ok(pl, script, &res);
+	has(&res, "ran");
+	line(&res, "state-writable");
+	line(&res, "project-readable");
+	has(&res, "no-project-writable");
+	has(&res, "no-sibling-readable");
+	has(&res, "no-dotfile-readable");
+	lacks(&res, "other");
+	lacks(&res, ".bashrc");
+	if (!under_private_tmp()) {
+		/* the mask: traverse-only, because a carve-out lies beneath */
+		has(&res, "ls: cannot open directory");
+		has(&res, "no-home-writable");
+		has(&res, "mode=111");
+	}
+	assert_same_host(before, skip);
+	assert_true(exists("home/project/state/probe"));
+	pg_plan_free(pl);
+}
+
+/* Seed 003: .git/hooks read-only; moving .git aside must fail with EBUSY
+ * while work inside .git's parent goes on. */
+static void pinned_parent_cannot_be_moved(void **state)
+{
+	static const char *const skip[] = { "ws", "ws/work", "ws/.git/objects", NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	mkdirs("ws/.git/hooks");
+	mkdirs("ws/.git/objects");
+	mkdirs("ws/work");
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+	put("ws/.git/HEAD", "ref: refs/heads/main\n");
+	pl = plan("ws", "read /\nwrite .\nread .git/hooks\n");
+	before = snapshot(skip);
+	run_ok(pl, "mv .git aside && mkdir .git && mkdir .git/hooks && echo x > .git/hooks/pre-commit; echo attack=$?\n"
+		   TRY("rmdir .git", "rmdir-git")
+		   TRY("sh -c 'echo x > .git/hooks/pre-commit'", "hook-written")
+		   TRY("mv .git/hooks .git/h2", "hooks-moved")
+		   TRY("sh -c 'echo o > .git/objects/o1 && mv .git/objects/o1 .git/objects/o2'", "inside-git-works")
+		   TRY("sh -c 'echo w > work/a && mv work/a work/b && mkdir work/d && rmdir work/d'", "work-works")
+		   "echo ran\n", &res);
+	has(&res, "Device or resource busy");
+	has(&res, "attack=1");
+	has(&res, "no-rmdir-git");
+	has(&res, "no-hook-written");
+	has(&res, "no-hooks-moved");
+	line(&res, "inside-git-works");
+	line(&res, "work-works");
+	assert_same_host(before, skip);
+	assert_true(exists("ws/.git/hooks/pre-commit"));
+	assert_false(exists("ws/aside"));
+	pg_plan_free(pl);
+}
+
+/* The same attack with the workspace under /tmp, which the envelope
+ * replaces by a private tmpfs: the root's bind goes over it and the pin,
+ * laid beneath everything, still holds. */
+static void pin_holds_under_private_tmp(void **state)
+{
+	char saved[sizeof(top)], *ws;
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	/* Build this case under /tmp whatever TMPDIR says. */
+	snprintf(saved, sizeof(saved), "%s", top);
+	snprintf(top, sizeof(top), "/tmp/pg-env-XXXXXX");
+	ws = mkdtemp(top);
+	assert_non_null(ws);
+	mkdirs("ws/.git/hooks");
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\n");
+	pl = plan("ws", "read /\nwrite .\nread .git/hooks\n");
+	run_ok(pl, "mv .git aside; echo mv=$?\n" TRY("touch .git/ok", "inside-works") TRY("touch top-ok", "top-works"), &res);
+	has(&res, "Device or resource busy");
+	has(&res, "mv=1");
+	line(&res, "inside-works");
+	line(&res, "top-works");
+	pg_plan_free(pl);
+	nftw(top, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+	snprintf(top, sizeof(top), "%s", saved);
+}
+
+static void renames_into_denied_or_readonly_fail(void **state)
+{
+	static const char *const skip[] = { "ws", "ws/free", NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	mkdirs("ws/secret");
+	mkdirs("ws/ro");
+	mkdirs("ws/free");
+	put("ws/free/a", "A\n");
+	put("ws/secret/s", "S\n");
+	put("ws/ro/r", "R\n");
+	pl = plan("ws", "read /\nwrite .\ndeny secret\nread ro\n");
+	before = snapshot(skip);
+	run_ok(pl, TRY("mv free/a secret/a", "into-denied")
+		   TRY("mv free/a ro/a", "into-readonly")
+		   TRY("mv ro/r free/r", "out-of-readonly")
+		   TRY("mv secret/s free/s", "out-of-denied")
+		   TRY("mv secret gone", "denied-moved")
+		   TRY("mv ro gone", "readonly-moved")
+		   TRY("sh -c 'mv free/a free/b && mv free/b free/a'", "inside-writable")
+		   "echo ran\n", &res);
+	has(&res, "ran");
+	has(&res, "no-into-denied");
+	has(&res, "no-into-readonly");
+	has(&res, "no-out-of-readonly");
+	has(&res, "no-out-of-denied");
+	has(&res, "no-denied-moved");
+	has(&res, "no-readonly-moved");
+	line(&res, "inside-writable");
+	assert_same_host(before, skip);
+	pg_plan_free(pl);
+}
+
+static void merged_usr_keeps_programs_runnable(void **state)
+{
+	struct stat st;
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	if (lstat("/bin", &st) < 0 || !S_ISLNK(st.st_mode)) {
+		print_message("SKIP: /bin is not a symlink on this host (no merged /usr)\n");
+		skip();
+	}
+	mkdirs("ws/secret");
+	/* With "read /" and denies elsewhere. */
+	pl = plan("ws", "read /\nwrite .\ndeny secret\ndeny /var/cache\n");
+	run_ok(pl, "/bin/true && /usr/bin/env true && /bin/sh -c 'ls /lib >/dev/null' && echo runnable\n", &res);
+	has(&res, "runnable");
+	pg_plan_free(pl);
+	/* Without it: only what rules give, /bin and /lib* named as the
+	 * symlinks they are. */
+	pl = plan("ws", "read /usr\nread /bin\nread /lib\nread /lib64\nread /etc\nwrite .\n");
+	run_ok(pl, "/bin/true && ls / && echo runnable\n", &res);
+	has(&res, "runnable");
+	pg_plan_free(pl);
+}
+
+static const char *probe_path(void)
+{
+	static char buf[PATH_MAX + 64];
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(buf, sizeof(buf), "%s/envelope/probe", self);
+	if (access(buf, X_OK) == 0)
+		return buf;
+	snprintf(buf, sizeof(buf), "%s/../envelope/probe", self);   /* .libs/ */
+	return buf;
+}
+
+static void seccomp_floor_refuses_io_uring_and_af_unix(void **state)
+{
+	char script[PATH_MAX + 64];
+	struct run res;
+	pg_plan *pl;
+	FILE *f;
+	char line[256], control[4096] = "";
+
+	(void)state;
+	/* Control: outside the envelope io_uring works on this host, so an
+	 * EPERM inside is the filter's doing. */
+	snprintf(script, sizeof(script), "%s", probe_path());
+	f = popen(script, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		strncat(control, line, sizeof(control) - strlen(control) - 1);
+	pclose(f);
+	if (!strstr(control, "io_uring_setup:ok"))
+		print_message("note: io_uring_setup fails outside the envelope too:\n%s", control);
+	assert_non_null(strstr(control, "socket_unix:ok"));
+
+	mkdirs("ws");
+	pl = plan("ws", "read /\nwrite .\n");
+	snprintf(script, sizeof(script), "%s; echo ran\n", probe_path());
+	run_ok(pl, script, &res);
+	has(&res, "ran");
+	has(&res, "io_uring_setup:EPERM");
+	has(&res, "io_uring_enter:EPERM");
+	has(&res, "io_uring_register:EPERM");
+	has(&res, "socket_unix:EPERM");
+	has(&res, "socket_unix_dgram:EPERM");
+	has(&res, "socketpair_unix:ok");   /* documented: reaches nothing outside */
+	lacks(&res, "socket_inet:EPERM");  /* only AF_UNIX is filtered */
+	pg_plan_free(pl);
+}
+
+static void mask_cannot_be_written_or_chmodded_back(void **state)
+{
+	static const char *const skip[] = { NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	mkdirs("ws/secret");
+	put("ws/secret/s", "S\n");
+	pl = plan("ws", "read /\nwrite .\ndeny secret\n");
+	before = snapshot(skip);
+	run_ok(pl, TRY("chmod 0755 secret", "chmod-back")
+		   TRY("chmod 0700 secret", "chmod-owner")
+		   TRY("touch secret/x", "write-into")
+		   TRY("mkdir secret/d", "mkdir-into")
+		   TRY("ls secret", "list")
+		   TRY("umount secret", "umount")
+		   "stat -c 'mode=%a' secret\n"
+		   "echo ran\n", &res);
+	has(&res, "ran");
+	has(&res, "no-chmod-back");
+	has(&res, "no-chmod-owner");
+	has(&res, "no-write-into");
+	has(&res, "no-mkdir-into");
+	has(&res, "no-list");
+	has(&res, "no-umount");
+	has(&res, "mode=0\n");
+	assert_same_host(before, skip);
+	pg_plan_free(pl);
+}
+
+/* One bad rule never kills every launch. */
+static void awkward_layouts_still_launch(void **state)
+{
+	static const char *const skip[] = { NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	/* stow / home-manager: dotfiles are symlinks into a dotfiles tree */
+	mkdirs("ws/dotfiles/config/app");
+	put("ws/dotfiles/bashrc", "B\n");
+	put("ws/dotfiles/config/app/conf", "C\n");
+	mkdirs("ws/home");
+	link_to("../dotfiles/bashrc", "ws/home/.bashrc");
+	link_to("../dotfiles/config", "ws/home/.config");
+	link_to("../dotfiles/missing", "ws/home/.dangling");
+	/* a worktree: .git is a file */
+	mkdirs("ws/wt");
+	put("ws/wt/.git", "gitdir: /elsewhere\n");
+	/* a .git/hooks that is a symlink */
+	mkdirs("ws/repo/.git");
+	mkdirs("ws/repo/hooks-real");
+	link_to("../hooks-real", "ws/repo/.git/hooks");
+	/* a parent nobody may enter, and one that is read-only */
+	mkdirs("ws/locked/inner");
+	mkdirs("ws/readonly");
+	pl = plan("ws",
+		  "read /\nwrite .\n"
+		  "deny home/.bashrc\nread home/.config\nwrite home/.config/app\ndeny home/.dangling\n"
+		  "read wt/.git/hooks\ndeny wt/.git/config\n"
+		  "read repo/.git/hooks\ndeny repo/.git/config\n"
+		  "deny a/b/c/.env\nwrite absent/dir\nread absent/file\n"
+		  "deny locked/inner/.env\nread locked/inner\n"
+		  "read readonly\ndeny readonly/x/y\n"
+		  "deny /sys/pathgate-absent\ndeny /proc/pathgate-absent\n");
+	/* chmod after planning would test nothing: lock before. */
+	{
+		char p[PATH_MAX];
+
+		path_of(p, "ws/readonly");
+		chmod(p, 0555);
+		path_of(p, "ws/locked");
+		chmod(p, 0);
+	}
+	pg_plan_free(pl);
+	pl = plan("ws",
+		  "read /\nwrite .\n"
+		  "deny home/.bashrc\nread home/.config\nwrite home/.config/app\ndeny home/.dangling\n"
+		  "read wt/.git/hooks\ndeny wt/.git/config\n"
+		  "read repo/.git/hooks\ndeny repo/.git/config\n"
+		  "deny a/b/c/.env\nwrite absent/dir\nread absent/file\n"
+		  "deny locked/inner/.env\nread locked/inner\n"
+		  "read readonly\ndeny readonly/x/y\n"
+		  "deny /sys/pathgate-absent\ndeny /proc/pathgate-absent\n");
+	before = snapshot(skip);
+	run_ok(pl, TRY("cat home/.bashrc", "bashrc")
+		   TRY("cat dotfiles/bashrc", "bashrc-target")
+		   TRY("cat home/.config/app/conf", "config")
+		   TRY("cat wt/.git", "worktree")
+		   "echo ran\n", &res);
+	has(&res, "ran");
+	has(&res, "no-bashrc");
+	has(&res, "no-bashrc-target");
+	line(&res, "config");
+	line(&res, "worktree");
+	assert_true(plan_has_skip(pl, "/ws/wt/.git/hooks", "absent"));
+	assert_true(plan_has_skip(pl, "/ws/absent/dir", "absent"));
+	{
+		char p[PATH_MAX];
+
+		path_of(p, "ws/locked");
+		chmod(p, 0755);
+		path_of(p, "ws/readonly");
+		chmod(p, 0755);
+	}
+	/* the chmods above touched only modes we set ourselves */
+	free(before);
+	pg_plan_free(pl);
+}
+
+static void bwrap_unavailable_refuses_and_runs_nothing(void **state)
+{
+	char script[1024];
+	struct run res;
+	pg_plan *pl;
+	int r;
+
+	(void)state;
+	mkdirs("ws");
+	pl = plan("ws", "read /\nwrite .\n");
+	pg_envelope_set_bwrap("/nonexistent/pathgate/bwrap");
+	snprintf(script, sizeof(script), "touch %s/ws/ran", top);
+	errno = 0;
+	r = spawn_sh(pl, script, &res, true);
+	assert_int_equal(r, ENOSYS);
+	assert_int_equal(errno, ENOSYS);
+	assert_string_equal(pg_last_refusal()->name, "exec.sandbox-unavailable");
+	r = spawn_sh(pl, script, &res, false);
+	assert_int_equal(r, ENOSYS);
+	usleep(100000);
+	assert_false(exists("ws/ran"));
+	assert_non_null(strstr(pg_spawn_report(), "\"launched\": false"));
+	/* A file that is not bubblewrap is refused too. */
+	pg_envelope_set_bwrap("/bin/true");
+	assert_int_equal(spawn_sh(pl, script, &res, true), ENOSYS);
+	pg_envelope_set_bwrap(NULL);
+	assert_false(exists("ws/ran"));
+	pg_plan_free(pl);
+}
+
+static void globs_mask_existing_matches(void **state)
+{
+	struct pg_envelope_opts o = { .glob_max_depth = 0, .glob_max_entries = 3 };
+	struct ruleset rs;
+	char root[PATH_MAX];
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws/a/b");
+	put("ws/a/b/key.pem", "K\n");
+	put("ws/top.PEM", "K\n");
+	put("ws/a/ok.txt", "ok\n");
+	pl = plan("ws", "read /\nwrite .\ndeny **/*.pem\n");
+	run_ok(pl, TRY("cat a/b/key.pem", "deep-match")
+		   TRY("cat top.PEM", "folded-match")
+		   TRY("cat a/ok.txt", "non-match")
+		   "echo ran\n", &res);
+	has(&res, "no-deep-match");
+	has(&res, "no-folded-match");
+	line(&res, "non-match");
+	assert_true(plan_has_seam(pl, "/ws"));
+	pg_plan_free(pl);
+	/* The bound is reported, not silently applied. */
+	rules(&rs, "read /\nwrite .\ndeny **/*.pem\n");
+	path_of(root, "ws");
+	pl = pg_envelope_plan(root, rs.p, rs.n, &o);
+	assert_non_null(pl);
+	assert_true(pl->glob_count_hit);
+	assert_true(plan_has_skip(pl, "", "glob walk stopped"));
+	pg_plan_free(pl);
+}
+
+static void final_rule_cannot_be_widened(void **state)
+{
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws/.ssh");
+	put("ws/.ssh/config", "Host x\n");
+	put("ws/.ssh/id", "KEY\n");
+	pl = plan("ws", "read /\nwrite .\ndeny! .ssh\nread .ssh/config\nwrite .ssh\n");
+	run_ok(pl, TRY("cat .ssh/config", "config") TRY("cat .ssh/id", "key") "echo ran\n", &res);
+	has(&res, "no-config");
+	has(&res, "no-key");
+	pg_plan_free(pl);
+}
+
+/* The order of invariants 5 and 6 on the argv of a real plan (a launch
+ * above proves the mounts do what the order promises). */
+static void plan_order_and_report(void **state)
+{
+	struct json_object *doc, *mounts;
+	char *const *argv;
+	size_t pin = 0, dev = 0, bind = 0, mask = 0, remount = 0;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws/.git/hooks");
+	mkdirs("ws/.git/secret");
+	pl = plan("ws", "read /\nwrite .\nread .git/hooks\ndeny .git/secret\ndeny .env\n");
+	argv = pg_plan_argv(pl);
+	for (size_t i = 0; argv[i]; i++) {
+		if (!strcmp(argv[i], "--ro-bind-fd") && strstr(argv[i + 2], "/.git") &&
+		    !strstr(argv[i + 2], "hooks"))
+			pin = i;
+		if (!strcmp(argv[i], "--dev"))
+			dev = i;
+		if (!strcmp(argv[i], "--bind-fd"))
+			bind = i;
+		if (!strcmp(argv[i], "--tmpfs") && strstr(argv[i + 1], "secret"))
+			mask = i;
+		if (!strcmp(argv[i], "--remount-ro"))
+			remount = i;
+	}
+	assert_true(pin > 0 && pin < dev);   /* pins beneath everything */
+	assert_true(dev < bind && bind < mask && mask < remount);
+	pg_envelope_report_plan(pl);
+	doc = json_tokener_parse(pg_spawn_report());
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "mounts", &mounts));
+	assert_int_equal(json_object_array_length(mounts), pg_plan_mount_count(pl));
+	assert_true(json_object_object_get_ex(doc, "seams", NULL));
+	assert_true(json_object_object_get_ex(doc, "skipped", NULL));
+	json_object_put(doc);
+	pg_plan_free(pl);
+}
+
+static void report_after_launch_says_what_was_applied(void **state)
+{
+	struct json_object *doc, *sc, *applied, *launched;
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws");
+	pl = plan("ws", "read /\nwrite .\ndeny .env\n");
+	assert_int_equal(spawn_sh(pl, "true", &res, false), 0);
+	doc = json_tokener_parse(pg_spawn_report());
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "seccomp", &sc));
+	assert_true(json_object_object_get_ex(sc, "applied", &applied));
+	assert_true(json_object_get_boolean(applied));
+	assert_true(json_object_object_get_ex(doc, "launched", &launched));
+	assert_true(json_object_get_boolean(launched));
+	json_object_put(doc);
+	pg_plan_free(pl);
+}
+
+static void environment_is_cleared(void **state)
+{
+	char *envp[] = { (char *)"PG_GIVEN=yes", NULL };
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"env", NULL };
+	posix_spawn_file_actions_t fa;
+	char out[8192];
+	int p[2], status;
+	ssize_t n;
+	size_t got = 0;
+	pg_plan *pl;
+	pid_t pid;
+
+	(void)state;
+	setenv("PG_SECRET_PARENT", "leak", 1);
+	mkdirs("ws");
+	pl = plan("ws", "read /\nwrite .\n");
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	assert_int_equal(pg_envelope_spawn(&pid, pl, "/bin/sh", &fa, NULL, argv, envp), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	while ((n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	assert_non_null(strstr(out, "PG_GIVEN=yes"));
+	assert_non_null(strstr(out, "PATH="));
+	assert_null(strstr(out, "PG_SECRET_PARENT"));
+	unsetenv("PG_SECRET_PARENT");
+	pg_plan_free(pl);
+}
+
+static int group_dir(const char *dir)
+{
+	base_dir = dir;
+	return 0;
+}
+
+static int in_tmpdir(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	(void)state;
+	return group_dir(tmp && *tmp ? tmp : "/var/tmp");
+}
+
+static int in_tmp(void **state)
+{
+	(void)state;
+	return group_dir("/tmp");
+}
+
+int main(void)
+{
+	int failed;
+
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(denied_dir_and_file_are_unreachable, setup, teardown),
+		cmocka_unit_test_setup_teardown(absent_deny_lays_nothing_on_the_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(absent_deny_seam_is_closed_by_the_next_launch, setup, teardown),
+		cmocka_unit_test_setup_teardown(denied_symlink_masks_its_target, setup, teardown),
+		cmocka_unit_test_setup_teardown(write_in_read_in_deny_stays_writable, setup, teardown),
+		cmocka_unit_test_setup_teardown(pinned_parent_cannot_be_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(pin_holds_under_private_tmp, setup, teardown),
+		cmocka_unit_test_setup_teardown(renames_into_denied_or_readonly_fail, setup, teardown),
+		cmocka_unit_test_setup_teardown(merged_usr_keeps_programs_runnable, setup, teardown),
+		cmocka_unit_test_setup_teardown(seccomp_floor_refuses_io_uring_and_af_unix, setup, teardown),
+		cmocka_unit_test_setup_teardown(mask_cannot_be_written_or_chmodded_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(awkward_layouts_still_launch, setup, teardown),
+		cmocka_unit_test_setup_teardown(bwrap_unavailable_refuses_and_runs_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(globs_mask_existing_matches, setup, teardown),
+		cmocka_unit_test_setup_teardown(final_rule_cannot_be_widened, setup, teardown),
+		cmocka_unit_test_setup_teardown(plan_order_and_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(report_after_launch_says_what_was_applied, setup, teardown),
+		cmocka_unit_test_setup_teardown(environment_is_cleared, setup, teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	failed = cmocka_run_group_tests_name("envelope (trees in $TMPDIR or /var/tmp)", tests, in_tmpdir, NULL);
+	failed += cmocka_run_group_tests_name("envelope (trees in /tmp, hidden by the private /tmp)", tests, in_tmp, NULL);
+	return failed;
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# test_envelope_unpriv.sh - the envelope's real-spawn suite again, as
+# nobody, on trees nobody owns (a mkdtemp directory chowned to 65534):
+# bwrap then builds the envelope in an unprivileged user namespace.
+set -u
+prog="${top_builddir:-.}/tests/test_envelope"
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: not root: tests/test_envelope already ran as this unprivileged user"
+	exit 77
+fi
+if ! command -v setpriv >/dev/null 2>&1; then
+	echo "SKIP: setpriv (util-linux) is missing"
+	exit 77
+fi
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+if ! nobody test -x "$prog"; then
+	echo "SKIP: nobody cannot reach $prog (build directory not world-traversable)"
+	exit 77
+fi
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pg-env-nobody-XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT INT TERM
+chown 65534:65534 "$dir" && chmod 0700 "$dir" || exit 99
+nobody env TMPDIR="$dir" "$prog"
