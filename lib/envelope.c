@@ -928,7 +928,11 @@ static void assemble(struct pg_plan *pl)
 	add_pseudo(pl, "--proc", "/proc");
 	add_pseudo(pl, "--tmpfs", "/tmp");
 	nrule = pl->nmounts;
-	for (size_t i = 0; i < nrule; i++)
+	for (size_t i = 0; i < nrule && !pl->masks_read_only; i++)
+		if (pl->mounts[i].kind == MK_MASK_DIR)
+			note(pl, true, pl->mounts[i].dest, pl->mounts[i].rule,
+			     "this bwrap refuses --remount-ro over its own tmpfs: the child can chmod the empty mask back and use it as private scratch (never the denied directory)");
+	for (size_t i = 0; i < nrule && pl->masks_read_only; i++)
 		if (pl->mounts[i].kind == MK_MASK_DIR) {
 			struct plan_mount *m = add_mount(pl, MK_REMOUNT, strdup(pl->mounts[i].dest),
 							 NULL, -1, pl->mounts[i].rule);
@@ -1109,6 +1113,7 @@ pg_plan *pg_envelope_plan(const char *root, const struct pg_rule *const *rules,
 		return NULL;
 	pl->root = strdup(root);
 	pl->bwrap = strdup(pg_envelope_bwrap());
+	pl->masks_read_only = pg_envelope_masks_read_only();
 	pl->requested = calloc(n + 1, sizeof(*pl->requested));
 	if (!pl->root || !pl->bwrap || !pl->requested)
 		pl->oom = true;

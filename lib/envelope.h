@@ -63,4 +63,9 @@ const char *pg_envelope_bwrap(void);
  * available (probed once per bwrap path, cached). */
 const char *pg_envelope_unavailable(void);
 
+/* True unless this host's bwrap refuses --remount-ro over a tmpfs it has
+ * just mounted (seed 000 reports 0.11.2 doing so); then directory masks
+ * stay writable-mode tmpfs and the plan lists that as a seam. */
+bool pg_envelope_masks_read_only(void);
+
 #endif

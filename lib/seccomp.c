@@ -73,7 +73,8 @@ out:
 static void compile(void)
 {
 	/* Any other architecture's syscalls (32-bit x86 on x86_64, x32) are
-	 * refused outright: their socketcall cannot be filtered by family. */
+	 * refused outright (the process is killed): their socketcall cannot
+	 * be filtered by family. */
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r;
 
@@ -82,6 +83,11 @@ static void compile(void)
 		return;
 	}
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	/* libseccomp allows KILL_PROCESS only when its probe of the running
+	 * kernel succeeded (not under valgrind, say): the call is refused
+	 * all the same with ENOSYS. */
+	if (r < 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS));
 	if (r >= 0)
 		r = add_rules(ctx);
 	if (r >= 0)

@@ -32,6 +32,7 @@ static struct {
 	bool done;
 	const char *why;      /* NULL: available */
 	char version[32];
+	bool masks_read_only; /* bwrap accepts --remount-ro over its own tmpfs */
 	char whybuf[4096 + 256];
 } probe;
 
@@ -63,22 +64,22 @@ static long read_long(const char *file)
 	return strtol(buf, NULL, 10);
 }
 
-/* Run "BWRAP --version" once: it proves bwrap executes and names it. */
-static int bwrap_version(const char *bwrap, char *out, size_t size)
+/* Run ARGV with stdout and stderr into OUT; the exit status, or -1. */
+static int run_capture(char *const argv[], char *out, size_t size)
 {
-	char *argv[] = { (char *)bwrap, (char *)"--version", NULL };
 	char *envp[] = { NULL };
 	posix_spawn_file_actions_t fa;
-	char buf[128] = "";
 	int p[2], status = 0, r;
-	ssize_t n, got = 0;
+	ssize_t n;
+	size_t got = 0;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	r = posix_spawn(&pid, bwrap, &fa, NULL, argv, envp);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	r = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
 	if (r != 0) {
@@ -86,20 +87,49 @@ static int bwrap_version(const char *bwrap, char *out, size_t size)
 		errno = r;
 		return -1;
 	}
-	while (got < (ssize_t)sizeof(buf) - 1 &&
-	       (n = read(p[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
-		got += n;
+	while (got + 1 < size && (n = read(p[0], out + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
 	close(p[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	buf[got] = '\0';
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-	    sscanf(buf, "bubblewrap %31s", out) != 1) {
-		errno = ENOEXEC;
-		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A real envelope, once: the same namespaces and, with MASK, a directory
+ * mask remounted read-only, around "bwrap --version".  Proves what no
+ * sysctl shows (an LSM refusing user namespaces, a bwrap that refuses
+ * --remount-ro over its own tmpfs). */
+static int trial(const char *bwrap, bool mask, char *out, size_t size)
+{
+	char *argv[32];
+	size_t n = 0;
+
+	argv[n++] = (char *)bwrap;
+	argv[n++] = (char *)"--unshare-all";
+	argv[n++] = (char *)"--unshare-user";
+	argv[n++] = (char *)"--disable-userns";
+	argv[n++] = (char *)"--cap-drop";
+	argv[n++] = (char *)"ALL";
+	argv[n++] = (char *)"--die-with-parent";
+	argv[n++] = (char *)"--ro-bind";
+	argv[n++] = (char *)"/";
+	argv[n++] = (char *)"/";
+	argv[n++] = (char *)"--tmpfs";
+	argv[n++] = (char *)"/tmp";
+	if (mask) {
+		argv[n++] = (char *)"--perms";
+		argv[n++] = (char *)"0000";
+		argv[n++] = (char *)"--tmpfs";
+		argv[n++] = (char *)"/tmp/mask";
+		argv[n++] = (char *)"--remount-ro";
+		argv[n++] = (char *)"/tmp/mask";
 	}
-	(void)size;
-	return 0;
+	argv[n++] = (char *)"--";
+	argv[n++] = (char *)bwrap;
+	argv[n++] = (char *)"--version";
+	argv[n] = NULL;
+	return run_capture(argv, out, size);
 }
 
 static bool version_at_least(const char *v, int major, int minor)
@@ -118,6 +148,7 @@ static void run_probe(const char *bwrap)
 
 	probe.why = NULL;
 	probe.version[0] = '\0';
+	probe.masks_read_only = false;
 	if (stat(bwrap, &st) < 0 || !S_ISREG(st.st_mode) || access(bwrap, X_OK) < 0) {
 		snprintf(probe.whybuf, sizeof(probe.whybuf), "bwrap is not an executable at %s", bwrap);
 		probe.why = probe.whybuf;
@@ -133,10 +164,16 @@ static void run_probe(const char *bwrap)
 		probe.why = "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)";
 		return;
 	}
-	if (bwrap_version(bwrap, probe.version, sizeof(probe.version)) < 0) {
-		snprintf(probe.whybuf, sizeof(probe.whybuf), "%s does not run as bubblewrap", bwrap);
-		probe.why = probe.whybuf;
-		return;
+	{
+		char *argv[] = { (char *)bwrap, (char *)"--version", NULL };
+		char out[512];
+
+		if (run_capture(argv, out, sizeof(out)) != 0 ||
+		    sscanf(out, "bubblewrap %31s", probe.version) != 1) {
+			snprintf(probe.whybuf, sizeof(probe.whybuf), "%s does not run as bubblewrap", bwrap);
+			probe.why = probe.whybuf;
+			return;
+		}
 	}
 	/* --disable-userns and --bind-fd arrived in 0.8.0. */
 	if (!version_at_least(probe.version, 0, 8)) {
@@ -144,20 +181,49 @@ static void run_probe(const char *bwrap)
 			 "bubblewrap %s is older than 0.8.0 (no --bind-fd, no --disable-userns)",
 			 probe.version);
 		probe.why = probe.whybuf;
+		return;
+	}
+	{
+		char out[1024];
+
+		probe.masks_read_only = trial(bwrap, true, out, sizeof(out)) == 0;
+		if (!probe.masks_read_only && trial(bwrap, false, out, sizeof(out)) != 0) {
+			out[strcspn(out, "\n")] = '\0';
+			snprintf(probe.whybuf, sizeof(probe.whybuf),
+				 "bwrap cannot build an envelope on this host: %s", out);
+			probe.why = probe.whybuf;
+		}
 	}
 }
 
-const char *pg_envelope_unavailable(void)
+static void ensure_probe(void)
 {
-	const char *bwrap, *why;
+	const char *bwrap = pg_envelope_bwrap();
 
-	pthread_mutex_lock(&probe_lock);
-	bwrap = pg_envelope_bwrap();
 	if (!probe.done || strcmp(probe.path, bwrap) != 0) {
 		snprintf(probe.path, sizeof(probe.path), "%s", bwrap);
 		run_probe(bwrap);
 		probe.done = true;
 	}
+}
+
+bool pg_envelope_masks_read_only(void)
+{
+	bool ro;
+
+	pthread_mutex_lock(&probe_lock);
+	ensure_probe();
+	ro = probe.why || probe.masks_read_only;
+	pthread_mutex_unlock(&probe_lock);
+	return ro;
+}
+
+const char *pg_envelope_unavailable(void)
+{
+	const char *why;
+
+	pthread_mutex_lock(&probe_lock);
+	ensure_probe();
 	why = probe.why;
 	pthread_mutex_unlock(&probe_lock);
 	return why;
@@ -261,18 +327,25 @@ const char *pg_spawn_report(void)
 static void write_report(const pg_plan *pl, int launched, bool seccomp,
 			 const char *refusal, char *const envp_names[])
 {
-	const char *why = launched < 0 ? NULL : pg_envelope_unavailable();
+	const char *why = pg_envelope_unavailable();
 	struct sbuf b = { 0 };
+	char version[sizeof(probe.version)];
+
+	pthread_mutex_lock(&probe_lock);
+	memcpy(version, probe.version, sizeof(version));
+	pthread_mutex_unlock(&probe_lock);
 
 	sb_puts(&b, "{\n  \"bwrap\": {\"path\": ");
 	sb_json(&b, pl->bwrap);
 	sb_puts(&b, ", \"version\": ");
-	if (probe.version[0] && launched >= 0)
-		sb_json(&b, probe.version);
+	if (version[0])
+		sb_json(&b, version);
 	else
 		sb_puts(&b, "null");
 	sb_puts(&b, ", \"available\": ");
-	sb_puts(&b, launched < 0 ? "null" : why ? "false" : "true");
+	sb_puts(&b, why ? "false" : "true");
+	sb_puts(&b, ", \"masks_read_only\": ");
+	sb_puts(&b, pl->masks_read_only ? "true" : "false");
 	sb_puts(&b, "},\n  \"root\": ");
 	sb_json(&b, pl->root);
 	sb_puts(&b, ",\n  \"launched\": ");

@@ -1040,6 +1040,46 @@ static int in_tmp(void **state)
 	return group_dir("/tmp");
 }
 
+/* The same planner fed by the policy module's parser (normal forms, the
+ * rendering of rules, final rules). */
+static void parsed_policy_drives_the_plan(void **state)
+{
+	static const char text[] =
+		"read /\nwrite .\nread .git/hooks\ndeny .env\ndeny! secret\nread secret/pub\ndeny **/*.key\n";
+	const struct pg_rule *rp[16];
+	pg_policy *pol = pg_policy_new();
+	char root[PATH_MAX];
+	struct run res;
+	pg_plan *pl;
+	size_t n;
+
+	(void)state;
+	assert_non_null(pol);
+	assert_int_equal(pg_policy_parse(pol, text, sizeof(text) - 1), 0);
+	n = pg_policy_rule_count(pol);
+	assert_true(n == 7);
+	for (size_t i = 0; i < n; i++)
+		rp[i] = pg_policy_rule(pol, i);
+	mkdirs("ws/.git/hooks");
+	mkdirs("ws/secret/pub");
+	put("ws/secret/pub/p", "P\n");
+	put("ws/a.key", "K\n");
+	path_of(root, "ws");
+	pl = pg_envelope_plan(root, rp, n, NULL);
+	assert_non_null(pl);
+	run_ok(pl, "mv .git g2; echo mv=$?\n"
+		   TRY("cat secret/pub/p", "final-widened")
+		   TRY("cat a.key", "glob-key")
+		   TRY("touch new", "write-root"), &res);
+	has(&res, "Device or resource busy");
+	has(&res, "no-final-widened");
+	has(&res, "no-glob-key");
+	line(&res, "write-root");
+	assert_true(plan_has_seam(pl, "/ws/.env"));
+	pg_plan_free(pl);
+	pg_policy_free(pol);
+}
+
 int main(void)
 {
 	int failed;
@@ -1063,6 +1103,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(plan_order_and_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(report_after_launch_says_what_was_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(environment_is_cleared, setup, teardown),
+		cmocka_unit_test_setup_teardown(parsed_policy_drives_the_plan, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
