@@ -521,6 +521,28 @@ static void lay_link_name(struct pg_plan *pl, const char *path, const char *rule
 	free(dir);
 }
 
+/* True when a child could have made PATH (or one of its ancestors) a
+ * symlink: some rule gives it or an ancestor write. */
+static bool plantable(const struct pg_plan *pl, const char *path)
+{
+	char *p = strdup(path);
+	bool found = false;
+
+	while (p && !found) {
+		const char *rule;
+		char *up;
+
+		found = decide(pl, p, &rule) == PG_WRITE;
+		if (strcmp(p, "/") == 0)
+			break;
+		up = parent_of(p);
+		free(p);
+		p = up;
+	}
+	free(p);
+	return found;
+}
+
 static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
 		      const char *rule)
 {
@@ -541,8 +563,29 @@ static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
 		close(fd);
 		return;
 	}
-	if (strcmp(canon, path) != 0)
+	if (strcmp(canon, path) != 0) {
+		const char *target_rule;
+		enum pg_access at_target = decide(pl, canon, &target_rule);
+
+		/* A symlink a child could have planted only narrows: never mount
+		 * more than the rules give the target itself. */
+		if (plantable(pl, path) && at_target < acc) {
+			if (at_target == PG_DENY) {
+				note(pl, false, path, rule,
+				     "reaches %s through a symlink in a writable region, and no rule grants that: nothing mounted",
+				     canon);
+				free(canon);
+				close(fd);
+				return;
+			}
+			note(pl, false, path, rule,
+			     "reaches %s through a symlink in a writable region: narrowed to read, as the rules give the target",
+			     canon);
+			acc = at_target;
+			want = REGION_RO;
+		}
 		lay_link_name(pl, path, rule);
+	}
 	if (region_at(pl, canon) == want) {
 		note(pl, false, path, rule, "covered: its region is already %s", region_name(want));
 		free(canon);

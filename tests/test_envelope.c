@@ -1040,6 +1040,43 @@ static int in_tmp(void **state)
 	return group_dir("/tmp");
 }
 
+/* A symlink in a writable region (a child of an earlier launch could have
+ * planted it) never carries a write or read rule outside what the rules
+ * give its target. */
+static void planted_symlink_only_narrows(void **state)
+{
+	static const char *const skip[] = { NULL };
+	struct run res;
+	pg_plan *pl;
+	char *before;
+	char script[2048];
+
+	(void)state;
+	mkdirs("ws");
+	mkdirs("outside");
+	mkdirs("hidden");
+	put("outside/f", "O\n");
+	put("hidden/h", "H\n");
+	link_to("../outside", "ws/state");
+	link_to("../hidden", "ws/cache");
+	pl = plan("ws", "read /\nwrite .\nwrite state\nread cache\ndeny %T/hidden\n");
+	before = snapshot(skip);
+	snprintf(script, sizeof(script),
+		 TRY("sh -c 'echo x > state/f'", "write-through-link")
+		 TRY("sh -c 'echo x > %s/outside/f'", "write-target")
+		 TRY("cat state/f", "read-through-link")
+		 TRY("cat cache/h", "read-hidden")
+		 "echo ran\n", top);
+	run_ok(pl, script, &res);
+	has(&res, "no-write-through-link");
+	has(&res, "no-write-target");
+	line(&res, "read-through-link");   /* "read /" gives it */
+	has(&res, "no-read-hidden");
+	assert_same_host(before, skip);
+	assert_true(plan_has_skip(pl, "/ws/cache", "no rule grants"));
+	pg_plan_free(pl);
+}
+
 /* The same planner fed by the policy module's parser (normal forms, the
  * rendering of rules, final rules). */
 static void parsed_policy_drives_the_plan(void **state)
@@ -1104,6 +1141,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(report_after_launch_says_what_was_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(environment_is_cleared, setup, teardown),
 		cmocka_unit_test_setup_teardown(parsed_policy_drives_the_plan, setup, teardown),
+		cmocka_unit_test_setup_teardown(planted_symlink_only_narrows, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
