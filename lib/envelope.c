@@ -1050,6 +1050,59 @@ static void publish(struct pg_plan *pl)
 
 /* ---------------------------------------------------------------- plan */
 
+/* A deny covers the name's collision class (invariant 2): mask the other
+ * spellings that exist beside it ("deny .env" also masks ".ENV"), found by
+ * one bounded listing of its directory. */
+#define FOLD_MAX_ENTRIES 4096
+
+static void lay_fold_siblings(struct pg_plan *pl, const char *path, const char *rule)
+{
+	char want[PG_NAME_MAX * 4 + 1], got[PG_NAME_MAX * 4 + 1];
+	const char *name = strrchr(path, '/') + 1;
+	char *dir = parent_of(path);
+	size_t wlen, seen = 0;
+	struct dirent *de;
+	DIR *d = NULL;
+	int fd;
+
+	wlen = pg_fold(name, strlen(name), want, sizeof(want));
+	if (!dir || !*name || wlen == (size_t)-1)
+		goto out;
+	if (region_at(pl, dir) != REGION_RW && region_at(pl, dir) != REGION_RO)
+		goto out;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		size_t glen;
+		char *other;
+
+		if (++seen > FOLD_MAX_ENTRIES) {
+			note(pl, false, dir, rule,
+			     "over %u entries: other spellings of the denied name are not looked for (held in process only)",
+			     FOLD_MAX_ENTRIES);
+			break;
+		}
+		if (strcmp(de->d_name, name) == 0)
+			continue;
+		glen = pg_fold(de->d_name, strlen(de->d_name), got, sizeof(got));
+		if (glen != wlen || memcmp(got, want, glen) != 0)
+			continue;
+		other = strcmp(dir, "/") == 0 ? xasprintf("/%s", de->d_name)
+					     : xasprintf("%s/%s", dir, de->d_name);
+		if (other)
+			lay_deny(pl, other, rule);
+		free(other);
+	}
+out:
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct plan_entry *x = a, *y = b;
@@ -1100,9 +1153,11 @@ static void lay_rules(struct pg_plan *pl)
 		if (i > 0 && strcmp(sorted[i].path, sorted[i - 1].path) == 0)
 			continue;   /* one path, one decision */
 		acc = decide(pl, sorted[i].path, &rule);
-		if (acc == PG_DENY)
+		if (acc == PG_DENY) {
 			lay_deny(pl, sorted[i].path, rule ? rule : sorted[i].rule);
-		else
+			if (!sorted[i].from_glob)
+				lay_fold_siblings(pl, sorted[i].path, rule ? rule : sorted[i].rule);
+		} else
 			lay_grant(pl, sorted[i].path, acc, rule);
 	}
 	free(sorted);

@@ -398,6 +398,9 @@ static void denied_dir_and_file_are_unreachable(void **state)
 	mkdirs("ws/scratch");
 	put("ws/secret/a.txt", "SECRET-A\n");
 	put("ws/.env", "TOKEN\n");
+	put("ws/.ENV", "TOKEN2\n");
+	mkdirs("ws/Secret");
+	put("ws/Secret/b.txt", "SECRET-B\n");
 	put("ws/ok.txt", "fine\n");
 	pl = plan("ws", "read /\nwrite .\ndeny secret\ndeny .env\n");
 	before = snapshot(skip);
@@ -406,6 +409,8 @@ static void denied_dir_and_file_are_unreachable(void **state)
 		   TRY("touch secret/new", "write-dir")
 		   TRY("cat .env", "read-file")
 		   TRY("sh -c 'echo x >> .env'", "write-file")
+		   TRY("cat .ENV", "read-other-spelling")
+		   TRY("cat Secret/b.txt", "read-other-spelling-dir")
 		   TRY("cat ok.txt", "read-ok")
 		   TRY("sh -c 'echo w > scratch/out'", "write-ok")
 		   "echo ran\n", &res);
@@ -417,6 +422,8 @@ static void denied_dir_and_file_are_unreachable(void **state)
 	has(&res, "no-write-dir");
 	has(&res, "no-read-file");
 	has(&res, "no-write-file");
+	has(&res, "no-read-other-spelling");      /* a deny covers the collision class */
+	has(&res, "no-read-other-spelling-dir");
 	assert_same_host(before, skip);
 	assert_true(exists("ws/scratch/out"));
 	pg_plan_free(pl);
