@@ -1,1 +1,22 @@
-# lib/core.mk: owned by its area; appends to the variables of Makefile.am.
+# lib/core.mk: the core library (root, resolution, operations, atomic
+# writes, pg_check), its shared test helpers and its unit, race, crash and
+# casefold tests.
+lib_libpathgate_internal_la_SOURCES += \
+	lib/root.c lib/root.h \
+	lib/resolve.c lib/resolve.h \
+	lib/ops.c lib/ops.h \
+	lib/atomic.c lib/atomic.h \
+	lib/check.c
+
+# Shared test helpers (temp trees, snapshots, fd-leak checks): other areas'
+# tests may link tests/libtestutil.la.
+check_LTLIBRARIES += tests/libtestutil.la
+tests_libtestutil_la_SOURCES = tests/testutil.c tests/testutil.h
+tests_libtestutil_la_CFLAGS = $(TEST_CFLAGS)
+CORE_TEST_LIBS = tests/libtestutil.la $(TEST_LIBS)
+
+check_PROGRAMS += tests/test_ops
+tests_test_ops_SOURCES = tests/test_ops.c
+tests_test_ops_CFLAGS = $(TEST_CFLAGS)
+tests_test_ops_LDADD = $(CORE_TEST_LIBS)
+TESTS += tests/test_ops

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "pathgate.h"
 #include "policy.h"
@@ -26,6 +27,18 @@ struct pg_root {
 	pthread_rwlock_t  lock;      /* readers: every operation; writer: refresh */
 	pg_policy        *policy;    /* private: pg_policy_for_root() + derived rules */
 	struct pg_identity_set *ids; /* (dev, ino) of denied / read-only non-directories */
+
+	/* Read by resolve.c, written once by pg_root_open. */
+	uint64_t          resolve;   /* RESOLVE_* flags of every openat2 */
+	uint64_t          mnt_id;    /* mount id of the root (the walk's mount check) */
+	dev_t             dev;       /* the root directory's identity */
+	ino_t             ino;
+	pg_policy        *base;      /* the caller's policy, for refresh; owned */
+	/* Written by refresh under the write lock: the identity set holds a
+	 * denied (has_deny_ids) or a read-only (has_read_ids) file, so the
+	 * object an operation reaches must be checked by identity. */
+	bool              has_deny_ids;
+	bool              has_read_ids;
 };
 
 /* Judge the normalised root-relative NAME (LEN bytes) for OP, with the
@@ -34,5 +47,24 @@ struct pg_root {
  * deciding rule and returns -1.  DISPLAY is the path named in the refusal. */
 int pg_root_judge_locked(pg_root *root, const char *name, size_t len,
 			 enum pg_op op, const char *display);
+
+/* Like pg_root_judge_locked; also renders the deciding rule (when allowed
+ * too) into RULE (SIZE bytes, "" when no rule covers). */
+int pg_root_judge_rule_locked(pg_root *root, const char *name, size_t len,
+			      enum pg_op op, const char *display,
+			      char *rule, size_t size);
+
+/* Judge the object with identity (DEV, INO), a non-directory an operation
+ * reached, for OP, lock held: a hard link to a denied (or, for writes, a
+ * read-only) file is refused like the file's own name.  Returns 0 or -1
+ * with the refusal recorded. */
+int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino,
+				  enum pg_op op, const char *display);
+
+/* True when OP on a non-directory must be judged by identity too. */
+static inline bool pg_root_needs_identity(const pg_root *root, enum pg_op op)
+{
+	return root->has_deny_ids || (op != PG_OP_READ && root->has_read_ids);
+}
 
 #endif

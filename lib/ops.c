@@ -1,0 +1,738 @@
+/* ops.c - the guarded operations: each resolves beneath the root, judges
+ * the name it really reaches, then acts with an *at call relative to the
+ * held parent, never by re-walking a string. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ops.h"
+#include "path.h"
+#include "refusal.h"
+#include "resolve.h"
+#include "root.h"
+
+#define PG_RETRIES 8
+
+int pg_ops_prepare(const pg_root *root, const char *path, struct pg_path *lex)
+{
+	if (!root) {
+		errno = EINVAL;
+		return -1;
+	}
+	return pg_path_normalise(path, false, lex);
+}
+
+static void lock(pg_root *root)
+{
+	pthread_rwlock_rdlock(&root->lock);
+}
+
+static void unlock(pg_root *root)
+{
+	int err = errno;
+
+	pthread_rwlock_unlock(&root->lock);
+	errno = err;
+}
+
+int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *display)
+{
+	struct stat st;
+
+	if (!pg_root_needs_identity(root, op))
+		return fd;
+	if (fstat(fd, &st) < 0 ||
+	    (!S_ISDIR(st.st_mode) &&
+	     pg_root_judge_identity_locked(root, st.st_dev, st.st_ino, op, display) < 0)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static enum pg_op open_op(int flags)
+{
+	if (flags & O_CREAT)
+		return PG_OP_CREATE;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) ||
+	    (flags & O_TMPFILE) == O_TMPFILE)
+		return PG_OP_WRITE;
+	return PG_OP_READ;
+}
+
+/* O_CREAT: create the final name exclusively so we know whether we made it
+ * (and must check where it landed), else open what is there. */
+static int open_created(pg_root *root, const char *path, const struct pg_res *res,
+			int flags, mode_t mode, bool *raced)
+{
+	int fd;
+
+	*raced = false;
+	if (res->is_root) {
+		errno = (flags & O_EXCL) ? EEXIST : EISDIR;
+		return -1;
+	}
+	if (res->exists) {
+		if (flags & O_EXCL) {
+			errno = EEXIST;
+			return -1;
+		}
+		fd = pg_res_reopen(root, res, flags & ~(O_CREAT | O_EXCL), 0);
+		if (fd < 0 && (errno == ENOENT || (errno == ELOOP && !(flags & O_NOFOLLOW))))
+			*raced = true;
+		return fd;
+	}
+	fd = pg_res_reopen(root, res, flags | O_EXCL, mode);
+	if (fd < 0) {
+		if (errno == EEXIST && !(flags & O_EXCL))
+			*raced = true;
+		return -1;
+	}
+	if (pg_verify_landing_locked(root, res, false, path) < 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static int open_slow(pg_root *root, const char *path, const struct pg_path *lex,
+		     int flags, mode_t mode, enum pg_op op)
+{
+	unsigned how = 0;
+	bool follow = !(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL));
+
+	if (follow)
+		how |= PG_RES_FOLLOW;
+	if (!(flags & O_CREAT))
+		how |= PG_RES_EXIST;
+	for (int attempt = 0; attempt < PG_RETRIES; attempt++) {
+		struct pg_res res;
+		bool raced = false;
+		int fd;
+
+		if (pg_resolve_locked(root, path, lex, op, how, &res) < 0)
+			return -1;
+		if (flags & O_CREAT) {
+			fd = open_created(root, path, &res, flags, mode, &raced);
+		} else {
+			fd = pg_res_reopen(root, &res, flags, mode);
+			raced = fd < 0 && errno == ELOOP && follow;
+		}
+		pg_res_release(&res);
+		if (raced)
+			continue;
+		if (fd < 0)
+			return -1;
+		return pg_check_identity_fd(root, fd, op, path);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
+		   int flags, mode_t mode, enum pg_op op)
+{
+	if (pg_root_judge_locked(root, lex->buf, lex->len, op, path) < 0)
+		return -1;
+	if (root->openat2 && !(flags & O_CREAT)) {
+		int fd = pg_openat2(root->fd, path, flags, mode,
+				    root->resolve | RESOLVE_NO_SYMLINKS);
+
+		if (fd >= 0)
+			return pg_check_identity_fd(root, fd, op, path);
+		if (!pg_needs_walk(errno))
+			return -1;
+	}
+	return open_slow(root, path, lex, flags, mode, op);
+}
+
+int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
+{
+	struct pg_path lex;
+	int fd;
+
+	pg_refusal_clear();
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	lock(root);
+	fd = pg_open_locked(root, path, &lex, flags, mode, open_op(flags));
+	unlock(root);
+	return fd;
+}
+
+/* ---------------------------------------------------------------- stat */
+
+static void stat_from_statx(struct stat *st, const struct statx *x)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(x->stx_dev_major, x->stx_dev_minor);
+	st->st_ino = x->stx_ino;
+	st->st_mode = x->stx_mode;
+	st->st_nlink = x->stx_nlink;
+	st->st_uid = x->stx_uid;
+	st->st_gid = x->stx_gid;
+	st->st_rdev = makedev(x->stx_rdev_major, x->stx_rdev_minor);
+	st->st_size = (off_t)x->stx_size;
+	st->st_blksize = x->stx_blksize;
+	st->st_blocks = (blkcnt_t)x->stx_blocks;
+	st->st_atim.tv_sec = x->stx_atime.tv_sec;
+	st->st_atim.tv_nsec = x->stx_atime.tv_nsec;
+	st->st_mtim.tv_sec = x->stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = x->stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = x->stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = x->stx_ctime.tv_nsec;
+}
+
+#define STAT_MASK (STATX_BASIC_STATS | STATX_MNT_ID)
+
+static bool plain_name(const char *path)
+{
+	return !strchr(path, '/');
+}
+
+enum { STAT_DONE = 0, STAT_FAILED = -1, STAT_WALK = 1 };
+
+/* One syscall for a plain name (nothing on the way to follow), openat2 +
+ * statx + close otherwise. */
+static int stat_fast(pg_root *root, const char *path, bool follow, struct statx *stx)
+{
+	int fd, rc;
+
+	if (plain_name(path)) {
+		if (statx(root->fd, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STAT_MASK, stx) < 0)
+			return STAT_FAILED;
+		if ((follow && S_ISLNK(stx->stx_mode)) ||
+		    (!(root->flags & PG_ROOT_XDEV) && stx->stx_mnt_id != root->mnt_id))
+			return STAT_WALK;
+		return STAT_DONE;
+	}
+	if (!root->openat2)
+		return STAT_WALK;
+	fd = pg_openat2(root->fd, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW), 0,
+			root->resolve | RESOLVE_NO_SYMLINKS);
+	if (fd < 0)
+		return pg_needs_walk(errno) ? STAT_WALK : STAT_FAILED;
+	rc = statx(fd, "", AT_EMPTY_PATH, STAT_MASK, stx);
+	close(fd);
+	return rc < 0 ? STAT_FAILED : STAT_DONE;
+}
+
+static int stat_locked(pg_root *root, const char *path, const struct pg_path *lex,
+		       bool follow, struct statx *stx)
+{
+	struct pg_res res;
+	int rc;
+
+	if (pg_root_judge_locked(root, lex->buf, lex->len, PG_OP_READ, path) < 0)
+		return -1;
+	rc = stat_fast(root, path, follow, stx);
+	if (rc == STAT_FAILED)
+		return -1;
+	if (rc == STAT_DONE) {
+		if (!S_ISDIR(stx->stx_mode) && pg_root_needs_identity(root, PG_OP_READ))
+			return pg_root_judge_identity_locked(root,
+				makedev(stx->stx_dev_major, stx->stx_dev_minor),
+				stx->stx_ino, PG_OP_READ, path);
+		return 0;
+	}
+	if (pg_resolve_locked(root, path, lex, PG_OP_READ,
+			      PG_RES_EXIST | (follow ? PG_RES_FOLLOW : 0), &res) < 0)
+		return -1;
+	*stx = res.stx;
+	pg_res_release(&res);
+	return 0;
+}
+
+int pg_stat(pg_root *root, const char *path, struct stat *st, int at_flags)
+{
+	struct pg_path lex;
+	struct statx stx;
+	int rc;
+
+	pg_refusal_clear();
+	if (!st || (at_flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	lock(root);
+	rc = stat_locked(root, path, &lex, !(at_flags & AT_SYMLINK_NOFOLLOW), &stx);
+	unlock(root);
+	if (rc == 0)
+		stat_from_statx(st, &stx);
+	return rc;
+}
+
+/* ------------------------------------------------- names: the final itself */
+
+/* Resolve PATH's final name itself (not following it) for OP. */
+static int resolve_name(pg_root *root, const char *path, const struct pg_path *lex,
+			enum pg_op op, unsigned how, struct pg_res *res)
+{
+	return pg_resolve_locked(root, path, lex, op, how, res);
+}
+
+static int refuse_pinned(const char *path, const char *real)
+{
+	return pg_refusef(PG_R_PINNED, EBUSY, path,
+			  "%s is pinned: it holds a deny or read rule beneath a write region",
+			  real[0] ? real : ".");
+}
+
+static bool pinned(pg_root *root, const struct pg_res *res)
+{
+	return res->exists && S_ISDIR(res->stx.stx_mode) &&
+	       pg_policy_pinned(root->policy, res->real, res->real_len);
+}
+
+static int mkdir_locked(pg_root *root, const char *path, const struct pg_path *lex, mode_t mode)
+{
+	struct pg_res res;
+	int rc = -1;
+
+	if (resolve_name(root, path, lex, PG_OP_CREATE, 0, &res) < 0)
+		return -1;
+	if (res.is_root || res.exists)
+		errno = EEXIST;
+	else if (mkdirat(res.dirfd, pg_res_name(&res), mode) == 0)
+		rc = pg_verify_landing_locked(root, &res, true, path);
+	pg_res_release(&res);
+	return rc;
+}
+
+int pg_mkdir(pg_root *root, const char *path, mode_t mode)
+{
+	struct pg_path lex;
+	int rc;
+
+	pg_refusal_clear();
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	lock(root);
+	rc = mkdir_locked(root, path, &lex, mode);
+	unlock(root);
+	return rc;
+}
+
+/* One step of mkdir_all: PREFIX exists as a directory, or is made. */
+static int mkdir_step(pg_root *root, const char *prefix, mode_t mode)
+{
+	struct pg_path *lex = malloc(sizeof(*lex));
+	struct pg_res res;
+	int rc = -1;
+
+	if (!lex)
+		return -1;
+	if (pg_path_normalise(prefix, false, lex) < 0)
+		goto out;
+	if (pg_resolve_locked(root, prefix, lex, PG_OP_CREATE,
+			      PG_RES_FOLLOW | PG_RES_NO_JUDGE, &res) == 0) {
+		bool dir = res.exists && S_ISDIR(res.stx.stx_mode);
+		bool exists = res.exists, via = res.via_link;
+
+		if (!exists && via &&
+		    pg_root_judge_locked(root, res.real, res.real_len, PG_OP_CREATE, prefix) == 0)
+			pg_refuse(PG_R_DANGLING, ENOENT, prefix,
+				  "a symlink points at a directory that does not exist");
+		pg_res_release(&res);
+		if (dir) {
+			rc = 0;
+			goto out;
+		}
+		if (exists) {
+			/* A refusal of the name comes before what is there. */
+			if (pg_root_judge_locked(root, lex->buf, lex->len, PG_OP_CREATE, prefix) == 0)
+				errno = ENOTDIR;
+			goto out;
+		}
+		if (via)
+			goto out;
+	} else if (errno != ENOENT || pg_refusal_code() != PG_R_NONE) {
+		goto out;
+	}
+	rc = mkdir_locked(root, prefix, lex, mode);
+	if (rc < 0 && errno == EEXIST && pg_refusal_code() == PG_R_NONE)
+		rc = 0; /* made meanwhile; the next step checks it is a directory */
+out:
+	free(lex);
+	return rc;
+}
+
+int pg_mkdir_all(pg_root *root, const char *path, mode_t mode)
+{
+	struct pg_path lex;
+	char *buf;
+	size_t len, i;
+	int rc = 0;
+
+	pg_refusal_clear();
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	len = strlen(path);
+	buf = strdup(path);
+	if (!buf)
+		return -1;
+	lock(root);
+	for (i = 1; i <= len && rc == 0; i++) {
+		size_t begin;
+
+		if (i < len && buf[i] != '/')
+			continue;
+		if (buf[i - 1] == '/')
+			continue;
+		begin = i;
+		while (begin > 0 && buf[begin - 1] != '/')
+			begin--;
+		if ((i - begin == 1 && buf[begin] == '.') ||
+		    (i - begin == 2 && buf[begin] == '.' && buf[begin + 1] == '.'))
+			continue;
+		char saved = buf[i];
+
+		buf[i] = '\0';
+		rc = mkdir_step(root, buf, mode);
+		buf[i] = saved;
+	}
+	unlock(root);
+	free(buf);
+	return rc;
+}
+
+int pg_unlink(pg_root *root, const char *path)
+{
+	struct pg_path lex;
+	struct pg_res res;
+	int rc = -1;
+
+	pg_refusal_clear();
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	lock(root);
+	if (resolve_name(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
+		if (res.is_root || S_ISDIR(res.stx.stx_mode))
+			errno = EISDIR;
+		else
+			rc = unlinkat(res.dirfd, pg_res_name(&res), 0);
+		pg_res_release(&res);
+	}
+	unlock(root);
+	return rc;
+}
+
+static bool ends_in_dot(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return (n == 1 && path[0] == '.') || (n >= 2 && path[n - 1] == '.' && path[n - 2] == '/');
+}
+
+int pg_rmdir(pg_root *root, const char *path)
+{
+	struct pg_path lex;
+	struct pg_res res;
+	int rc = -1;
+
+	pg_refusal_clear();
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	lock(root);
+	if (resolve_name(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
+		if (!S_ISDIR(res.stx.stx_mode))
+			errno = ENOTDIR;
+		else if (pinned(root, &res))
+			refuse_pinned(path, res.real);
+		else if (ends_in_dot(path))
+			errno = EINVAL;
+		else if (res.is_root)
+			errno = EBUSY;
+		else
+			rc = unlinkat(res.dirfd, pg_res_name(&res), AT_REMOVEDIR);
+		pg_res_release(&res);
+	}
+	unlock(root);
+	return rc;
+}
+
+/* -------------------------------------------------------------- rename */
+
+static int rename_judged(pg_root *root, const char *from, const char *to,
+			 struct pg_res *src, struct pg_res *dst, unsigned flags)
+{
+	if (src->is_root || dst->is_root) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (pinned(root, src))
+		return refuse_pinned(from, src->real);
+	if (flags & RENAME_EXCHANGE) {
+		if (!dst->exists) {
+			errno = ENOENT;
+			return -1;
+		}
+		/* The destination's object moves to the source's name. */
+		if (pg_root_judge_locked(root, dst->real, dst->real_len, PG_OP_DELETE, to) < 0 ||
+		    pg_root_judge_locked(root, src->real, src->real_len, PG_OP_CREATE, from) < 0)
+			return -1;
+	}
+	if (!(flags & RENAME_NOREPLACE) && pinned(root, dst))
+		return refuse_pinned(to, dst->real);
+	return 0;
+}
+
+static int rename_locked(pg_root *root, const char *from, const struct pg_path *lfrom,
+			 const char *to, const struct pg_path *lto, unsigned flags)
+{
+	struct pg_res src, dst;
+	int rc = -1;
+
+	if (resolve_name(root, from, lfrom, PG_OP_DELETE, PG_RES_EXIST, &src) < 0)
+		return -1;
+	if (resolve_name(root, to, lto, PG_OP_CREATE, 0, &dst) < 0) {
+		pg_res_release(&src);
+		return -1;
+	}
+	if (rename_judged(root, from, to, &src, &dst, flags) == 0 &&
+	    renameat2(src.dirfd, pg_res_name(&src), dst.dirfd, pg_res_name(&dst), flags) == 0) {
+		rc = 0;
+		if (pg_landing_ok_locked(root, &dst, to) < 0 ||
+		    ((flags & RENAME_EXCHANGE) && pg_landing_ok_locked(root, &src, from) < 0)) {
+			int err = errno;
+
+			/* Put it back where it was judged. */
+			renameat2(dst.dirfd, pg_res_name(&dst), src.dirfd, pg_res_name(&src),
+				  flags & RENAME_EXCHANGE ? RENAME_EXCHANGE : RENAME_NOREPLACE);
+			errno = err;
+			rc = -1;
+		}
+	}
+	pg_res_release(&src);
+	pg_res_release(&dst);
+	return rc;
+}
+
+int pg_rename(pg_root *root, const char *from, const char *to, unsigned flags)
+{
+	struct pg_path *lfrom, *lto;
+	int rc = -1;
+
+	pg_refusal_clear();
+	if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) ||
+	    (flags & RENAME_NOREPLACE && flags & RENAME_EXCHANGE)) {
+		errno = EINVAL;
+		return -1;
+	}
+	lfrom = malloc(sizeof(*lfrom));
+	lto = malloc(sizeof(*lto));
+	if (lfrom && lto && pg_ops_prepare(root, from, lfrom) == 0 &&
+	    pg_ops_prepare(root, to, lto) == 0) {
+		lock(root);
+		rc = rename_locked(root, from, lfrom, to, lto, flags);
+		unlock(root);
+	}
+	free(lfrom);
+	free(lto);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- link */
+
+static int link_locked(pg_root *root, const char *from, const struct pg_path *lfrom,
+		       const char *to, const struct pg_path *lto)
+{
+	struct pg_res src, dst;
+	int rc = -1;
+
+	/* A new name for an object is a write of it: a read-only file must
+	 * not gain a writable name. */
+	if (resolve_name(root, from, lfrom, PG_OP_WRITE, PG_RES_EXIST, &src) < 0)
+		return -1;
+	if (resolve_name(root, to, lto, PG_OP_CREATE, 0, &dst) < 0) {
+		pg_res_release(&src);
+		return -1;
+	}
+	if (src.is_root || S_ISDIR(src.stx.stx_mode))
+		errno = EPERM;
+	else if (dst.is_root || dst.exists)
+		errno = EEXIST;
+	else if (linkat(src.dirfd, pg_res_name(&src), dst.dirfd, pg_res_name(&dst), 0) == 0)
+		rc = pg_verify_landing_locked(root, &dst, false, to);
+	pg_res_release(&src);
+	pg_res_release(&dst);
+	return rc;
+}
+
+int pg_link(pg_root *root, const char *from, const char *to)
+{
+	struct pg_path *lfrom, *lto;
+	int rc = -1;
+
+	pg_refusal_clear();
+	lfrom = malloc(sizeof(*lfrom));
+	lto = malloc(sizeof(*lto));
+	if (lfrom && lto && pg_ops_prepare(root, from, lfrom) == 0 &&
+	    pg_ops_prepare(root, to, lto) == 0) {
+		lock(root);
+		rc = link_locked(root, from, lfrom, to, lto);
+		unlock(root);
+	}
+	free(lfrom);
+	free(lto);
+	return rc;
+}
+
+int pg_symlink(pg_root *root, const char *target, const char *linkpath)
+{
+	struct pg_path lex;
+	struct pg_res res;
+	int rc = -1;
+
+	pg_refusal_clear();
+	if (!target) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!target[0]) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strnlen(target, PG_REAL_MAX + 1) > PG_REAL_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (pg_ops_prepare(root, linkpath, &lex) < 0)
+		return -1;
+	lock(root);
+	if (resolve_name(root, linkpath, &lex, PG_OP_CREATE, 0, &res) == 0) {
+		if (res.is_root || res.exists)
+			errno = EEXIST;
+		else if (symlinkat(target, res.dirfd, pg_res_name(&res)) == 0)
+			rc = pg_verify_landing_locked(root, &res, false, linkpath);
+		pg_res_release(&res);
+	}
+	unlock(root);
+	return rc;
+}
+
+ssize_t pg_readlink(pg_root *root, const char *path, char *buf, size_t size)
+{
+	struct pg_path lex;
+	struct pg_res res;
+	ssize_t n = -1;
+
+	pg_refusal_clear();
+	if (!buf || size == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	lock(root);
+	if (resolve_name(root, path, &lex, PG_OP_READ, PG_RES_EXIST, &res) == 0) {
+		if (res.is_root || !S_ISLNK(res.stx.stx_mode))
+			errno = EINVAL;
+		else
+			n = readlinkat(res.dirfd, pg_res_name(&res), buf, size);
+		pg_res_release(&res);
+	}
+	unlock(root);
+	return n;
+}
+
+/* ------------------------------------------ object calls: chmod, truncate */
+
+/* Run ACT on the object PATH reaches, opened with FLAGS, judged for OP. */
+static int with_object(pg_root *root, const char *path, int flags, enum pg_op op,
+		       int (*act)(int fd, const void *arg), const void *arg)
+{
+	struct pg_path lex;
+	int fd, rc = -1;
+
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return -1;
+	lock(root);
+	fd = pg_open_locked(root, path, &lex, flags | O_CLOEXEC, 0, op);
+	if (fd >= 0) {
+		rc = act(fd, arg);
+		if (rc < 0) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+		} else {
+			close(fd);
+		}
+	}
+	unlock(root);
+	return rc;
+}
+
+static int chmod_fd(int fd, const void *arg)
+{
+	mode_t mode = *(const mode_t *)arg;
+	char proc[64];
+
+	/* An O_PATH fd cannot be fchmod'ed; its /proc link names exactly the
+	 * object resolved. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return fchmodat(AT_FDCWD, proc, mode, 0);
+}
+
+int pg_chmod(pg_root *root, const char *path, mode_t mode)
+{
+	pg_refusal_clear();
+	return with_object(root, path, O_PATH, PG_OP_WRITE, chmod_fd, &mode);
+}
+
+static int truncate_fd(int fd, const void *arg)
+{
+	return ftruncate(fd, *(const off_t *)arg);
+}
+
+int pg_truncate(pg_root *root, const char *path, off_t length)
+{
+	pg_refusal_clear();
+	if (length < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return with_object(root, path, O_WRONLY | O_NONBLOCK, PG_OP_WRITE, truncate_fd, &length);
+}
+
+DIR *pg_opendir(pg_root *root, const char *path)
+{
+	struct pg_path lex;
+	DIR *d = NULL;
+	int fd;
+
+	pg_refusal_clear();
+	if (pg_ops_prepare(root, path, &lex) < 0)
+		return NULL;
+	lock(root);
+	fd = pg_open_locked(root, path, &lex, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, PG_OP_READ);
+	unlock(root);
+	if (fd >= 0) {
+		d = fdopendir(fd);
+		if (!d) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+		}
+	}
+	return d;
+}

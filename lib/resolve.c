@@ -1,0 +1,725 @@
+/* resolve.c - resolution beneath the root: the one-openat2 fast path, the
+ * component walk that handles symlinks, '..' and mounts itself, and the
+ * check of where a created name landed. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "refusal.h"
+#include "resolve.h"
+#include "root.h"
+
+#define PG_MAX_LINKS 40
+#define STX_MASK (STATX_BASIC_STATS | STATX_MNT_ID)
+
+int pg_openat2(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(unsigned)flags,
+		.mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? mode : 0,
+		.resolve = resolve,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static void res_init(struct pg_res *res)
+{
+	res->dirfd = -1;
+	res->dirfd_owned = false;
+	res->fd = -1;
+	res->exists = false;
+	res->is_root = false;
+	res->via_link = false;
+	res->must_dir = false;
+	res->name_off = 0;
+	res->real_len = 0;
+	res->real[0] = '\0';
+}
+
+void pg_res_release(struct pg_res *res)
+{
+	if (res->dirfd_owned && res->dirfd >= 0)
+		close(res->dirfd);
+	if (res->fd >= 0)
+		close(res->fd);
+	res->dirfd = -1;
+	res->fd = -1;
+	res->dirfd_owned = false;
+}
+
+static int escape(const char *display, const char *why)
+{
+	return pg_refuse(PG_R_PATH_ESCAPE, EACCES, display, why);
+}
+
+static bool crosses_mount(const pg_root *root, const struct statx *stx)
+{
+	if (root->flags & PG_ROOT_XDEV)
+		return false;
+	return (stx->stx_mask & STATX_MNT_ID) && root->mnt_id &&
+	       stx->stx_mnt_id != root->mnt_id;
+}
+
+/* --------------------------------------------------------------- walk */
+
+struct walk {
+	pg_root    *root;
+	enum pg_op  op;
+	unsigned    how;
+	const char *display;
+	int        *fds;      /* held directories; fds[0] is root->fd (not owned) */
+	size_t     *ends;     /* real-name length at each level */
+	size_t      n, cap;
+	char       *pending;  /* the path still to walk */
+	size_t      pos;      /* cursor in pending */
+	size_t      link_end; /* pending[0, link_end) came from symlink targets */
+	unsigned    links;
+	struct pg_res *res;
+};
+
+static int push(struct walk *w, int fd, size_t end)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap * 2;
+		int *fds = realloc(w->fds, cap * sizeof(*fds));
+
+		if (!fds)
+			return -1;
+		w->fds = fds;
+		size_t *ends = realloc(w->ends, cap * sizeof(*ends));
+
+		if (!ends)
+			return -1;
+		w->ends = ends;
+		w->cap = cap;
+	}
+	w->fds[w->n] = fd;
+	w->ends[w->n] = end;
+	w->n++;
+	return 0;
+}
+
+static void pop(struct walk *w)
+{
+	w->n--;
+	close(w->fds[w->n]);
+	w->res->real_len = w->ends[w->n - 1];
+	w->res->real[w->res->real_len] = '\0';
+}
+
+static void walk_free(struct walk *w)
+{
+	for (size_t i = 1; i < w->n; i++)
+		if (w->fds[i] >= 0)
+			close(w->fds[i]);
+	free(w->fds);
+	free(w->ends);
+	free(w->pending);
+}
+
+/* The next component; START is its offset in pending. */
+static bool next_comp(struct walk *w, const char **comp, size_t *len, size_t *start)
+{
+	const char *cursor = w->pending + w->pos;
+	bool more = pg_path_next(&cursor, comp, len);
+
+	if (more) {
+		*start = (size_t)(*comp - w->pending);
+		w->pos = (size_t)(cursor - w->pending);
+	}
+	return more;
+}
+
+static bool at_end(const struct walk *w)
+{
+	const char *cursor = w->pending + w->pos, *comp;
+	size_t len;
+
+	return !pg_path_next(&cursor, &comp, &len);
+}
+
+static bool is_dotdot(const char *c, size_t len)
+{
+	return len == 2 && c[0] == '.' && c[1] == '.';
+}
+
+static bool ends_as_directory(const char *s, size_t n)
+{
+	if (n >= 1 && s[n - 1] == '/')
+		return true;
+	if (n >= 1 && s[n - 1] == '.' && (n == 1 || s[n - 2] == '/'))
+		return true;
+	return n >= 2 && s[n - 1] == '.' && s[n - 2] == '.' && (n == 2 || s[n - 3] == '/');
+}
+
+/* Append "/COMP" (or "COMP" at the root) to the real name. */
+static int append_real(struct pg_res *res, const char *comp, size_t len)
+{
+	size_t need = res->real_len + (res->real_len ? 1 : 0) + len;
+
+	if (need > PG_REAL_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (res->real_len)
+		res->real[res->real_len++] = '/';
+	memcpy(res->real + res->real_len, comp, len);
+	res->real_len += len;
+	res->real[res->real_len] = '\0';
+	return 0;
+}
+
+static int open_comp(const struct walk *w, int dirfd, const char *name)
+{
+	const pg_root *root = w->root;
+
+	if (root->openat2)
+		return pg_openat2(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, root->resolve);
+	return openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static bool judging(const struct walk *w)
+{
+	return !(w->how & PG_RES_NO_JUDGE);
+}
+
+/* Judge a name made of the real name so far, COMP, and the rest of the
+ * pending path (normalised lexically): what the operation would reach. */
+static int judge_would_be(struct walk *w, const char *comp, size_t len)
+{
+	struct pg_path *p;
+	char *s;
+	int rc = 0;
+	size_t rest = strlen(w->pending + w->pos);
+	size_t n = w->res->real_len + 1 + len + 1 + rest + 1;
+
+	s = malloc(n);
+	p = malloc(sizeof(*p));
+	if (!s || !p) {
+		free(s);
+		free(p);
+		return -1;
+	}
+	snprintf(s, n, "%s/%.*s/%s", w->res->real, (int)len, comp, w->pending + w->pos);
+	if (pg_path_normalise(s[0] == '/' ? s + 1 : s, false, p) == 0)
+		rc = pg_root_judge_locked(w->root, p->buf, p->len, w->op, w->display);
+	else
+		pg_refusal_clear(); /* no such name inside the root: not a refusal of its own */
+	free(s);
+	free(p);
+	return rc;
+}
+
+/* A component is missing before the end of the path. */
+static int missing(struct walk *w, const char *comp, size_t len, bool via)
+{
+	if (judging(w)) {
+		if (judge_would_be(w, comp, len) < 0)
+			return -1;
+		if (w->op == PG_OP_CREATE && via)
+			return pg_refuse(PG_R_DANGLING, ENOENT, w->display,
+					 "a symlink on the way points at a name that does not exist");
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* Replace the symlink FD (named COMP) by its target in the pending path. */
+static int expand(struct walk *w, int fd, const char *comp, size_t len)
+{
+	struct statfs sfs;
+	char target[PG_REAL_MAX + 2];
+	size_t saved = w->res->real_len, rest_len, old_link_rest;
+	ssize_t n;
+	char *next;
+
+	if (++w->links > PG_MAX_LINKS || (w->how & PG_RES_NO_LINKS)) {
+		errno = ELOOP;
+		return -1;
+	}
+	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
+		return escape(w->display, "a symlink in /proc");
+	if (judging(w)) {
+		if (append_real(w->res, comp, len) < 0)
+			return -1;
+		int rc = pg_root_judge_locked(w->root, w->res->real, w->res->real_len,
+					      w->op, w->display);
+
+		w->res->real_len = saved;
+		w->res->real[saved] = '\0';
+		if (rc < 0)
+			return -1;
+	}
+	n = readlinkat(fd, "", target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	if ((size_t)n > PG_REAL_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (n == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	target[n] = '\0';
+	if (target[0] == '/')
+		return escape(w->display, "a symlink to an absolute path");
+
+	rest_len = strlen(w->pending + w->pos);
+	if (rest_len == 0 && ends_as_directory(target, (size_t)n))
+		w->res->must_dir = true;
+	old_link_rest = w->link_end > w->pos ? w->link_end - w->pos : 0;
+	next = malloc((size_t)n + 1 + rest_len + 1);
+	if (!next)
+		return -1;
+	memcpy(next, target, (size_t)n);
+	next[n] = '/';
+	memcpy(next + n + 1, w->pending + w->pos, rest_len + 1);
+	free(w->pending);
+	w->pending = next;
+	w->pos = 0;
+	w->link_end = (size_t)n + (old_link_rest ? 1 + old_link_rest : 0);
+	return 0;
+}
+
+/* The walk ended on a directory already on the stack ("a/.." or "."): it
+ * is the final object, and the level below it is its parent. */
+static int finish_on_stack(struct walk *w)
+{
+	struct pg_res *res = w->res;
+	int top = w->fds[w->n - 1];
+	const char *slash;
+
+	if (statx(top, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0)
+		return -1;
+	res->exists = true;
+	if (w->n == 1) {
+		res->is_root = true;
+		res->dirfd = w->root->fd;
+		res->dirfd_owned = false;
+		res->name_off = 0;
+		if (w->how & PG_RES_FD) {
+			res->fd = fcntl(top, F_DUPFD_CLOEXEC, 3);
+			if (res->fd < 0)
+				return -1;
+		}
+		return 0;
+	}
+	w->n--;
+	if (w->how & PG_RES_FD)
+		res->fd = top;
+	else
+		close(top);
+	res->dirfd = w->fds[w->n - 1];
+	res->dirfd_owned = w->n > 1;
+	if (res->dirfd_owned)
+		w->n--;
+	slash = strrchr(res->real, '/');
+	res->name_off = slash ? (size_t)(slash - res->real) + 1 : 0;
+	return 0;
+}
+
+static int finish_final(struct walk *w, int fd, const char *comp, size_t len, bool via)
+{
+	struct pg_res *res = w->res;
+	int top = w->fds[w->n - 1];
+	size_t name_off = res->real_len + (res->real_len ? 1 : 0);
+
+	if (append_real(res, comp, len) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	res->name_off = name_off;
+	res->via_link = via;
+	res->exists = fd >= 0;
+	if (fd >= 0 && (w->how & PG_RES_FD))
+		res->fd = fd;
+	else if (fd >= 0)
+		close(fd);
+	res->dirfd = top;
+	res->dirfd_owned = w->n > 1;
+	if (res->dirfd_owned)
+		w->n--;
+	return 0;
+}
+
+static int walk(struct walk *w)
+{
+	struct pg_res *res = w->res;
+	char name[PG_NAME_MAX + 1];
+	const char *comp;
+	size_t len, start;
+
+	while (next_comp(w, &comp, &len, &start)) {
+		bool via = start < w->link_end;
+		bool last;
+		int fd;
+
+		if (is_dotdot(comp, len)) {
+			if (w->n == 1)
+				return escape(w->display, "'..' climbs above the root");
+			pop(w);
+			continue;
+		}
+		if (len > PG_NAME_MAX) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(name, comp, len);
+		name[len] = '\0';
+		last = at_end(w);
+		fd = open_comp(w, w->fds[w->n - 1], name);
+		if (fd < 0) {
+			if (errno == EXDEV)
+				return escape(w->display, "a mount point on the way");
+			if (errno == ENOENT && last)
+				return finish_final(w, -1, name, len, via);
+			if (errno == ENOENT)
+				return missing(w, name, len, via);
+			return -1;
+		}
+		if (statx(fd, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0) {
+			close(fd);
+			return -1;
+		}
+		if (crosses_mount(w->root, &res->stx)) {
+			close(fd);
+			return escape(w->display, "a mount point on the way");
+		}
+		if (S_ISLNK(res->stx.stx_mode) &&
+		    (!last || (w->how & PG_RES_FOLLOW) || res->must_dir)) {
+			int rc = expand(w, fd, name, len);
+
+			close(fd);
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		if (last)
+			return finish_final(w, fd, name, len, via);
+		if (!S_ISDIR(res->stx.stx_mode)) {
+			close(fd);
+			errno = ENOTDIR;
+			return -1;
+		}
+		if (append_real(res, name, len) < 0 || push(w, fd, res->real_len) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	return finish_on_stack(w);
+}
+
+static int slow_resolve(pg_root *root, const char *raw, enum pg_op op, unsigned how,
+			struct pg_res *res, bool must_dir)
+{
+	struct walk w = {
+		.root = root, .op = op, .how = how, .display = raw, .res = res,
+	};
+	int rc = -1;
+
+	w.cap = 16;
+	w.fds = malloc(w.cap * sizeof(*w.fds));
+	w.ends = malloc(w.cap * sizeof(*w.ends));
+	w.pending = strdup(raw);
+	if (!w.fds || !w.ends || !w.pending)
+		goto out;
+	w.fds[0] = root->fd;
+	w.ends[0] = 0;
+	w.n = 1;
+	res->must_dir = must_dir;
+	rc = walk(&w);
+out:
+	walk_free(&w);
+	return rc;
+}
+
+/* ---------------------------------------------------------- fast path */
+
+/* Split RAW into its parent (copied into PARENT, "." when none) and its
+ * final component.  False when the final component is "." or "..". */
+static bool split_final(const char *raw, char *parent, const char **name, size_t *name_len)
+{
+	size_t n = strlen(raw), end, begin;
+
+	end = n;
+	while (end > 0 && raw[end - 1] == '/')
+		end--;
+	begin = end;
+	while (begin > 0 && raw[begin - 1] != '/')
+		begin--;
+	*name = raw + begin;
+	*name_len = end - begin;
+	if (*name_len == 0 || (*name_len == 1 && raw[begin] == '.') ||
+	    is_dotdot(raw + begin, *name_len))
+		return false;
+	if (begin == 0) {
+		strcpy(parent, ".");
+	} else {
+		memcpy(parent, raw, begin);
+		parent[begin] = '\0';
+	}
+	return true;
+}
+
+enum { FAST_DONE = 0, FAST_FAILED = -1, FAST_SLOW = 1 };
+
+static bool needs_walk(int err)
+{
+	return err == ELOOP || err == EXDEV || err == EAGAIN;
+}
+
+static int fast_resolve(pg_root *root, const char *raw, const struct pg_path *lex,
+			unsigned how, struct pg_res *res)
+{
+	char parent[PG_PATH_MAX + 2];
+	char name[PG_NAME_MAX + 1];
+	const char *final;
+	size_t final_len;
+	int dirfd = root->fd, fd = -1;
+
+	if (!split_final(raw, parent, &final, &final_len) || final_len > PG_NAME_MAX)
+		return FAST_SLOW;
+	memcpy(name, final, final_len);
+	name[final_len] = '\0';
+	if (strcmp(parent, ".") != 0) {
+		dirfd = pg_openat2(root->fd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+				   root->resolve | RESOLVE_NO_SYMLINKS);
+		if (dirfd < 0)
+			return needs_walk(errno) ? FAST_SLOW : FAST_FAILED;
+		res->dirfd_owned = true;
+	}
+	res->dirfd = dirfd;
+	if (how & PG_RES_FD) {
+		fd = pg_openat2(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, root->resolve);
+		if (fd >= 0 && statx(fd, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0) {
+			close(fd);
+			return FAST_FAILED;
+		}
+	} else {
+		fd = statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STX_MASK, &res->stx);
+	}
+	if (fd < 0 && errno != ENOENT)
+		return needs_walk(errno) ? FAST_SLOW : FAST_FAILED;
+	res->exists = fd >= 0;
+	if (how & PG_RES_FD)
+		res->fd = fd;
+	if (res->exists &&
+	    ((S_ISLNK(res->stx.stx_mode) && ((how & PG_RES_FOLLOW) || lex->trailing_slash)) ||
+	     crosses_mount(root, &res->stx)))
+		return FAST_SLOW;
+	memcpy(res->real, lex->buf, lex->len + 1);
+	res->real_len = lex->len;
+	res->name_off = lex->len - final_len;
+	res->must_dir = lex->trailing_slash;
+	return FAST_DONE;
+}
+
+/* ------------------------------------------------------------ resolve */
+
+/* What the walk found, judged: the real name, a dangling creation, the
+ * object's identity, a trailing slash on a non-directory. */
+static int judge_result(pg_root *root, const char *raw, const struct pg_path *lex,
+			enum pg_op op, unsigned how, struct pg_res *res)
+{
+	if (!(how & PG_RES_NO_JUDGE)) {
+		bool same = res->real_len == lex->len && memcmp(res->real, lex->buf, lex->len) == 0;
+
+		if (!same && pg_root_judge_locked(root, res->real, res->real_len, op, raw) < 0)
+			return -1;
+		if (!res->exists && res->via_link && op == PG_OP_CREATE)
+			return pg_refuse(PG_R_DANGLING, ENOENT, raw,
+					 "a symlink points at a name that does not exist");
+		if (res->exists && !S_ISDIR(res->stx.stx_mode) &&
+		    pg_root_needs_identity(root, op) &&
+		    pg_root_judge_identity_locked(root,
+						  makedev(res->stx.stx_dev_major, res->stx.stx_dev_minor),
+						  res->stx.stx_ino, op, raw) < 0)
+			return -1;
+	}
+	if (res->exists && res->must_dir && !S_ISDIR(res->stx.stx_mode) &&
+	    !S_ISLNK(res->stx.stx_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (!res->exists && (how & PG_RES_EXIST)) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+int pg_resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex,
+		      enum pg_op op, unsigned how, struct pg_res *res)
+{
+	int rc = FAST_SLOW;
+
+	res_init(res);
+	if (!(how & PG_RES_NO_JUDGE) &&
+	    pg_root_judge_locked(root, lex->buf, lex->len, op, raw) < 0)
+		return -1;
+	if (root->openat2) {
+		rc = fast_resolve(root, raw, lex, how, res);
+		if (rc == FAST_FAILED) {
+			int err = errno;
+
+			pg_res_release(res);
+			errno = err;
+			return -1;
+		}
+		if (rc == FAST_SLOW) {
+			pg_res_release(res);
+			res_init(res);
+		}
+	}
+	if (rc == FAST_SLOW && slow_resolve(root, raw, op, how, res, lex->trailing_slash) < 0)
+		goto fail;
+	if (judge_result(root, raw, lex, op, how, res) < 0)
+		goto fail;
+	return 0;
+fail:
+	{
+		int err = errno;
+
+		pg_res_release(res);
+		errno = err;
+	}
+	return -1;
+}
+
+int pg_res_reopen(const pg_root *root, const struct pg_res *res, int flags, mode_t mode)
+{
+	int dirfd = res->is_root ? root->fd : res->dirfd;
+	const char *name = res->is_root ? "." : pg_res_name(res);
+
+	if (root->openat2)
+		return pg_openat2(dirfd, name, flags | O_NOFOLLOW, mode, root->resolve);
+	return openat(dirfd, name, flags | O_NOFOLLOW, mode);
+}
+
+/* ------------------------------------------------------------ landing */
+
+static bool same_object(const struct statx *a, const struct statx *b)
+{
+	return a->stx_ino == b->stx_ino && a->stx_dev_major == b->stx_dev_major &&
+	       a->stx_dev_minor == b->stx_dev_minor;
+}
+
+/* Is directory DIRFD still at root-relative NAME (LEN bytes)? */
+static bool still_at(pg_root *root, int dirfd, const char *name, size_t len)
+{
+	struct statx here, there;
+	struct pg_res res;
+	struct pg_path *lex;
+	bool same = false;
+	char buf[PG_REAL_MAX + 1];
+
+	if (statx(dirfd, "", AT_EMPTY_PATH, STATX_INO, &here) < 0)
+		return false;
+	if (len == 0)
+		return here.stx_ino == root->ino &&
+		       (dev_t)makedev(here.stx_dev_major, here.stx_dev_minor) == root->dev;
+	lex = malloc(sizeof(*lex));
+	if (!lex)
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	if (pg_path_normalise(buf, false, lex) == 0 &&
+	    pg_resolve_locked(root, buf, lex, PG_OP_READ,
+			      PG_RES_NO_JUDGE | PG_RES_NO_LINKS | PG_RES_EXIST, &res) == 0) {
+		there = res.stx;
+		same = same_object(&here, &there);
+		pg_res_release(&res);
+	}
+	free(lex);
+	return same;
+}
+
+/* Where directory DIRFD is now, relative to the root; false if outside or
+ * unknown. */
+static bool where_now(const pg_root *root, int dirfd, char *out, size_t size)
+{
+	char proc[64], buf[PG_REAL_MAX + 64];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+	n = readlink(proc, buf, sizeof(buf) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(buf) - 1)
+		return false;
+	buf[n] = '\0';
+	if (strstr(buf, " (deleted)"))
+		return false;
+	if (strncmp(buf, root->path, root->path_len) != 0)
+		return false;
+	const char *rel;
+
+	if (root->path_len == 1) /* the root is "/" */
+		rel = buf + 1;
+	else if (buf[root->path_len] == '\0')
+		rel = "";
+	else if (buf[root->path_len] == '/')
+		rel = buf + root->path_len + 1;
+	else
+		return false;
+	if (strlen(rel) >= size)
+		return false;
+	strcpy(out, rel);
+	return true;
+}
+
+int pg_landing_ok_locked(pg_root *root, const struct pg_res *res, const char *display)
+{
+	size_t parent_len = res->name_off ? res->name_off - 1 : 0;
+	char now[PG_REAL_MAX + 1];
+
+	if (res->is_root || still_at(root, res->dirfd, res->real, parent_len))
+		return 0;
+	pg_refusal_clear();
+	if (where_now(root, res->dirfd, now, sizeof(now))) {
+		size_t len = strlen(now);
+
+		if (len + 1 + strlen(pg_res_name(res)) < sizeof(now)) {
+			struct pg_path *lex = malloc(sizeof(*lex));
+			int rc = -1;
+
+			snprintf(now + len, sizeof(now) - len, "%s%s", len ? "/" : "",
+				 pg_res_name(res));
+			if (lex && pg_path_normalise(now[0] ? now : ".", false, lex) == 0)
+				rc = pg_root_judge_locked(root, lex->buf, lex->len,
+							  PG_OP_CREATE, display);
+			free(lex);
+			if (rc == 0)
+				return 0;
+		}
+	}
+	if (pg_refusal_code() != PG_R_NONE)
+		return -1;
+	return escape(display, "the parent directory moved while the name was created");
+}
+
+int pg_verify_landing_locked(pg_root *root, const struct pg_res *res, bool is_dir,
+			     const char *display)
+{
+	int err;
+
+	if (pg_landing_ok_locked(root, res, display) == 0)
+		return 0;
+	/* Denied, outside the root, or unknown: undo. */
+	err = errno;
+	unlinkat(res->dirfd, pg_res_name(res), is_dir ? AT_REMOVEDIR : 0);
+	errno = err;
+	return -1;
+}

@@ -1,0 +1,103 @@
+/* resolve.h - owns resolution: turning an untrusted root-relative path into
+ * held file descriptors beneath the root, and the verdict of the policy on
+ * the name the operation really reaches.
+ *
+ * Fast path: judge the lexical name, then one openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS [| RESOLVE_NO_XDEV]); its
+ * success proves the lexical name is the real name.  Slow path (a symlink
+ * on the way, a mount, a race, or a root without openat2): a component walk
+ * holding a directory fd per level, each component opened O_PATH |
+ * O_NOFOLLOW beneath its parent, symlinks read through their fd and
+ * expanded in place, '..' popping the held stack.  Both give one answer. */
+#ifndef PG_RESOLVE_H
+#define PG_RESOLVE_H
+
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "pathgate.h"
+#include "path.h"
+#include "root.h"
+
+/* How pg_resolve treats the final component. */
+#define PG_RES_FOLLOW   0x1u  /* follow a final symlink (open, stat, chmod ...) */
+#define PG_RES_EXIST    0x2u  /* the final object must exist (ENOENT otherwise) */
+#define PG_RES_NO_JUDGE 0x4u  /* resolve only (refresh, mkdir_all's probes) */
+#define PG_RES_FD       0x8u  /* hold an O_PATH fd of the final object in res->fd */
+#define PG_RES_NO_LINKS 0x10u /* any symlink on the way is ELOOP (landing checks) */
+
+/* Room for a real name: symlink expansion can make it longer than the
+ * argument it came from (the kernel's own bound is PATH_MAX). */
+#define PG_REAL_MAX 4096
+
+struct pg_res {
+	int      dirfd;       /* the final object's parent, O_PATH; root->fd or owned */
+	bool     dirfd_owned;
+	int      fd;          /* with PG_RES_FD: O_PATH|O_NOFOLLOW fd of the final object, owned; else -1 */
+	bool     exists;      /* the final object exists (stx describes it) */
+	bool     is_root;     /* the final object is the root itself (no parent) */
+	bool     via_link;    /* the final name was reached through a symlink's target */
+	bool     must_dir;    /* a trailing slash: the object must be a directory */
+	struct statx stx;     /* of the final object, when it exists */
+	size_t   name_off;    /* the final component: real + name_off */
+	size_t   real_len;
+	char     real[PG_REAL_MAX + 1]; /* root-relative real name of the final object */
+};
+
+/* Resolve RAW (validated and normalised into LEX by the caller, whose
+ * lexical judgement passed) for OP with the root's read lock held.  On
+ * success RES holds the parent and, when it exists, the final object, and
+ * the real name has been judged (with every symlink traversed, dangling
+ * creations and hard links to denied files).  Returns 0, or -1 with errno
+ * set and a refusal recorded when it is one.  pg_res_release() frees RES
+ * after success. */
+int  pg_resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex,
+		       enum pg_op op, unsigned how, struct pg_res *res);
+void pg_res_release(struct pg_res *res);
+
+/* The final component's name (NUL-terminated, inside res->real). */
+static inline const char *pg_res_name(const struct pg_res *res)
+{
+	return res->real + res->name_off;
+}
+
+/* After an operation created the final name of RES (a file, directory,
+ * link or rename destination): check that its parent still is where the
+ * resolution found it.  If the parent moved, judge where it is now for
+ * CREATE; when that is refused, outside the root or unknown, remove what
+ * was made (AT_REMOVEDIR when IS_DIR) and refuse.  Lock held. */
+/* The check alone: 0 when the name landed where it was judged (or where
+ * the policy allows it now), else -1 with the refusal recorded. */
+int  pg_landing_ok_locked(pg_root *root, const struct pg_res *res, const char *display);
+int  pg_verify_landing_locked(pg_root *root, const struct pg_res *res, bool is_dir,
+			      const char *display);
+
+/* Open the object RES resolved to with FLAGS (relative to its parent, never
+ * re-walking a string); the caller holds the lock. */
+int  pg_res_reopen(const pg_root *root, const struct pg_res *res, int flags, mode_t mode);
+
+/* The RESOLVE_* flags of every openat2 on ROOT. */
+static inline uint64_t pg_resolve_flags(const pg_root *root)
+{
+	return root->resolve;
+}
+
+/* openat2(2) by syscall (glibc has no wrapper). */
+int pg_openat2(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve);
+
+/* ---- for lib/check.c and lib/batch.c ----
+ *
+ * pg_check's fast path is one openat2(root->fd, path, HOW).  A caller that
+ * makes that call itself (e.g. through io_uring) hands its result to
+ * pg_check_finish, which completes the verdict exactly as pg_check would.
+ * pg_check_fast_how returns false when the root has no fast path (the
+ * fallback walk): call pg_check instead. */
+bool pg_check_fast_how(const pg_root *root, enum pg_op op, struct open_how *how);
+/* RESULT is the fd the openat2 returned (consumed: closed here) or -errno.
+ * Takes the root's lock itself.  Returns like pg_check. */
+int  pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
+		     struct pg_verdict *out);
+
+#endif
