@@ -513,6 +513,31 @@ static void denied_symlink_masks_its_target(void **state)
 	pg_plan_free(pl);
 }
 
+/* The seam, shown: a mount cannot sit on a symlink, so a child can
+ * replace a denied link's own name in a writable region; the target stays
+ * masked throughout, and the next launch masks what the child made. */
+static void denied_symlink_name_is_a_seam(void **state)
+{
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws/data");
+	put("ws/data/secret.txt", "S\n");
+	link_to("data/secret.txt", "ws/link");
+	pl = plan("ws", "read /\nwrite .\ndeny link\n");
+	assert_true(plan_has_seam(pl, "/ws/link"));
+	run_ok(pl, TRY("sh -c 'rm link && echo planted > link'", "replaced")
+		   TRY("cat data/secret.txt", "target"), &res);
+	line(&res, "replaced");      /* the seam */
+	has(&res, "no-target");      /* the target never leaks */
+	pg_plan_free(pl);
+	pl = plan("ws", "read /\nwrite .\ndeny link\n");
+	run_ok(pl, TRY("cat link", "planted-read"), &res);
+	has(&res, "no-planted-read");
+	pg_plan_free(pl);
+}
+
 /* Seed 004: a writable state dir in a read carve-out in a denied dir. */
 static void write_in_read_in_deny_stays_writable(void **state)
 {
@@ -1133,6 +1158,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(absent_deny_lays_nothing_on_the_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(absent_deny_seam_is_closed_by_the_next_launch, setup, teardown),
 		cmocka_unit_test_setup_teardown(denied_symlink_masks_its_target, setup, teardown),
+		cmocka_unit_test_setup_teardown(denied_symlink_name_is_a_seam, setup, teardown),
 		cmocka_unit_test_setup_teardown(write_in_read_in_deny_stays_writable, setup, teardown),
 		cmocka_unit_test_setup_teardown(pinned_parent_cannot_be_moved, setup, teardown),
 		cmocka_unit_test_setup_teardown(pin_holds_under_private_tmp, setup, teardown),
