@@ -1072,6 +1072,85 @@ static int in_tmp(void **state)
 	return group_dir("/tmp");
 }
 
+/* The public API end to end: a root opened with a parsed policy,
+ * pg_plan_build, pg_spawn (posix_spawn's contract), pg_spawn_report. */
+static void public_api_spawns_from_a_root(void **state)
+{
+	static const char text[] = "read /\nwrite .\ndeny secret\ndeny .env\nread .git/hooks\n";
+	char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
+	char *envp[] = { (char *)"PG_FROM_CALLER=1", NULL };
+	struct json_object *doc, *launched;
+	char dir[PATH_MAX], script[2048], out[4096];
+	int p[2], saved, status;
+	ssize_t n;
+	size_t got = 0;
+	pg_policy *pol;
+	pg_root *root;
+	pg_plan *pl;
+	pid_t pid;
+
+	(void)state;
+	mkdirs("ws/secret");
+	mkdirs("ws/.git/hooks");
+	put("ws/secret/s", "S\n");
+	path_of(dir, "ws");
+	pol = pg_policy_new();
+	assert_int_equal(pg_policy_parse(pol, text, sizeof(text) - 1), 0);
+	root = pg_root_open(dir, pol, 0);
+	assert_non_null(root);
+
+	pl = pg_plan_build(root, 0);
+	assert_non_null(pl);
+	assert_true(pg_plan_mount_count(pl) > 0);
+	assert_true(plan_has_seam(pl, "/ws/.env"));
+	assert_non_null(strstr(pg_spawn_report(), "\"seams\""));
+	assert_null(pg_plan_build(root, 0x80));   /* no flags defined yet */
+	assert_int_equal(errno, EINVAL);
+	pg_plan_free(pl);
+
+	snprintf(script, sizeof(script),
+		 TRY("cat secret/s", "secret") TRY("mv .git g", "git-moved")
+		 TRY("touch ok", "write") "echo caller=$PG_FROM_CALLER\n");
+	argv[2] = script;
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(p[1], 1);
+	assert_int_equal(pg_spawn(&pid, root, "sh", NULL, NULL, argv, envp), 0);
+	dup2(saved, 1);
+	close(saved);
+	close(p[1]);
+	while ((n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(out, "no-secret"));
+	assert_non_null(strstr(out, "no-git-moved"));
+	assert_non_null(strstr(out, "\nwrite\n"));
+	assert_non_null(strstr(out, "caller=1"));
+	doc = json_tokener_parse(pg_spawn_report());
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "launched", &launched));
+	assert_true(json_object_get_boolean(launched));
+	json_object_put(doc);
+
+	/* No sandbox, no run: exec.sandbox-unavailable, ENOSYS, nothing made. */
+	pg_envelope_set_bwrap("/nonexistent/bwrap");
+	snprintf(script, sizeof(script), "touch %s/ws/refused-ran", top);
+	errno = 0;
+	assert_int_equal(pg_spawn(&pid, root, "sh", NULL, NULL, argv, envp), ENOSYS);
+	assert_int_equal(errno, ENOSYS);
+	assert_string_equal(pg_last_refusal()->name, "exec.sandbox-unavailable");
+	pg_envelope_set_bwrap(NULL);
+	usleep(50000);
+	assert_false(exists("ws/refused-ran"));
+
+	pg_root_close(root);
+	pg_policy_free(pol);
+}
+
 /* A symlink in a writable region (a child of an earlier launch could have
  * planted it) never carries a write or read rule outside what the rules
  * give its target. */
@@ -1174,6 +1253,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(report_after_launch_says_what_was_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(environment_is_cleared, setup, teardown),
 		cmocka_unit_test_setup_teardown(parsed_policy_drives_the_plan, setup, teardown),
+		cmocka_unit_test_setup_teardown(public_api_spawns_from_a_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(planted_symlink_only_narrows, setup, teardown),
 	};
 
