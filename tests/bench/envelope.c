@@ -1,0 +1,205 @@
+/* envelope.c - building the bwrap plan for 10 and 1 000 rules, and
+ * pg_spawn of /bin/true against bwrap spawned directly with the plan's own
+ * argument vector (the same mounts), so the difference is what the library
+ * adds around the launch. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+extern char **environ;
+
+struct env_ctx {
+	pg_root      *root;
+	char *const  *bare_argv;   /* the plan's argv + -- /bin/true */
+	posix_spawn_file_actions_t *fds;  /* the plan's descriptors, inherited */
+};
+
+static int run_plan(void *p, size_t n)
+{
+	struct env_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		pg_plan *plan = pg_plan_build(c->root, 0);
+
+		if (!plan)
+			return -1;
+		pg_plan_free(plan);
+	}
+	return 0;
+}
+
+static int wait_ok(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return errno = ECHILD, -1;
+	return 0;
+}
+
+static int run_pg_spawn(void *p, size_t n)
+{
+	struct env_ctx *c = p;
+	char *argv[] = { (char *)"true", NULL };
+	char *envp[] = { NULL };
+
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid;
+		int r = pg_spawn(&pid, c->root, "/bin/true", NULL, NULL, argv, envp);
+
+		if (r != 0)
+			return errno = r > 0 ? r : errno, -1;
+		if (wait_ok(pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int run_bare_bwrap(void *p, size_t n)
+{
+	struct env_ctx *c = p;
+	char *envp[] = { NULL };
+
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid;
+		int r = posix_spawn(&pid, c->bare_argv[0], c->fds, NULL, c->bare_argv, envp);
+
+		if (r != 0)
+			return errno = r, -1;
+		if (wait_ok(pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* "read /", "write .", then N-2 rules over e0 ... : read, deny,
+ * write-beneath-a-read, alternating. */
+static pg_root *open_root(const char *dir, int dirfd, size_t n)
+{
+	pg_policy *pol = pg_policy_new();
+	pg_root *root = NULL;
+	int ok = pol && pg_policy_add(pol, PG_READ, "/") == 0 &&
+		 pg_policy_add(pol, PG_WRITE, ".") == 0;
+
+	for (size_t i = 0; ok && i + 2 < n; i++) {
+		char path[64];
+		enum pg_access a = i % 3 == 0 ? PG_READ : i % 3 == 1 ? PG_DENY : PG_WRITE;
+
+		snprintf(path, sizeof path, i % 3 == 2 ? "e%zu/sub" : "e%zu", i);
+		ok = bench_make_path(dirfd, path, false) == 0 && pg_policy_add(pol, a, path) == 0;
+	}
+	if (ok)
+		root = pg_root_open(dir, pol, 0);
+	if (pol)
+		pg_policy_free(pol);
+	return root;
+}
+
+/* The plan's argv with "-- /bin/true" appended; the descriptors it lends
+ * bwrap (--bind-fd, --ro-bind-fd) are made inheritable through FA. */
+static char **bare_argv(const pg_plan *plan, posix_spawn_file_actions_t *fa)
+{
+	char *const *argv = pg_plan_argv(plan);
+	size_t n = 0;
+	char **out;
+
+	for (; argv[n]; n++) {
+		size_t len = strlen(argv[n]);
+
+		if (argv[n + 1] && len > 3 && strcmp(argv[n] + len - 3, "-fd") == 0 &&
+		    strncmp(argv[n], "--", 2) == 0) {
+			int fd = atoi(argv[n + 1]);
+
+			posix_spawn_file_actions_adddup2(fa, fd, fd);
+		}
+	}
+	out = calloc(n + 3, sizeof *out);
+	if (!out)
+		return NULL;
+	memcpy(out, argv, n * sizeof *out);
+	out[n] = (char *)"--";
+	out[n + 1] = (char *)"/bin/true";
+	return out;
+}
+
+void bench_envelope(void)
+{
+	char *dir = bench_mkdtemp("envelope");
+	int dirfd = -1;
+	struct env_ctx small = { 0 }, large = { 0 };
+	pg_plan *plan = NULL;
+	char **argv = NULL;
+	posix_spawn_file_actions_t fa;
+
+	posix_spawn_file_actions_init(&fa);
+
+	bench_section("envelope: plans and spawns (per call, median)");
+	if (!pg_plan_build || !pg_spawn || !pg_plan_argv || !pg_root_open) {
+		bench_row_unavailable("envelope", "lib/envelope.c / lib/spawn.c not built yet");
+		goto out;
+	}
+	if (!dir || (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		bench_row_unavailable("envelope", strerror(errno));
+		goto out;
+	}
+	small.root = open_root(dir, dirfd, 10);
+	large.root = open_root(dir, dirfd, 1000);
+	if (!small.root || !large.root) {
+		bench_row_unavailable("envelope", "pg_root_open failed");
+		goto out;
+	}
+
+	struct bench_side s[2] = {
+		{ .label = "plan 10", .fn = run_plan, .ctx = &small },
+		{ .label = "plan 1000", .fn = run_plan, .ctx = &large },
+	};
+	bench_run(s, 2, bench_iters(20), bench_reps());
+	if (s[0].err)
+		bench_row_unavailable("pg_plan_build, 10 rules", strerror(s[0].err));
+	else
+		bench_row_value("pg_plan_build, 10 rules", s[0].median, BENCH_NS, -1);
+	if (s[1].err)
+		bench_row_unavailable("pg_plan_build, 1000 rules", strerror(s[1].err));
+	else
+		bench_row_value("pg_plan_build, 1000 rules", s[1].median, BENCH_NS, -1);
+
+	plan = pg_plan_build(small.root, 0);
+	argv = plan ? bare_argv(plan, &fa) : NULL;
+	if (!argv) {
+		bench_row_unavailable("pg_spawn", "pg_plan_build failed");
+		goto out;
+	}
+	small.bare_argv = argv;
+	small.fds = &fa;
+	struct bench_side sp[2] = {
+		{ .label = "pg_spawn", .fn = run_pg_spawn, .ctx = &small },
+		{ .label = "bare bwrap", .fn = run_bare_bwrap, .ctx = &small },
+	};
+	bench_run(sp, 2, bench_iters(10), bench_reps());
+	bench_row_ratio("spawn /bin/true: pg_spawn / bare bwrap, 10 rules", &sp[0], &sp[1], 1.1);
+out:
+	posix_spawn_file_actions_destroy(&fa);
+	free(argv);
+	if (plan)
+		pg_plan_free(plan);
+	if (small.root)
+		pg_root_close(small.root);
+	if (large.root)
+		pg_root_close(large.root);
+	if (dirfd >= 0)
+		close(dirfd);
+	bench_rmtree(dir);
+	free(dir);
+}

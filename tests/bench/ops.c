@@ -1,0 +1,331 @@
+/* ops.c - guarded operations against the bare syscalls they wrap:
+ * pg_open at depth 4 and 16 with and without a symlink in the path,
+ * pg_stat, pg_mkdir + pg_rmdir, pg_rename; and the allocations per
+ * operation on the fast path of pg_open and pg_stat. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define RESOLVE_GUARD (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+
+/* A realistic small policy: the workspace writable, a few denies. */
+static const char bench_policy_text[] =
+	"write .\n"
+	"read .git\n"
+	"deny .env\n"
+	"deny **/*.pem\n"
+	"deny! secrets\n";
+
+struct op_ctx {
+	pg_root    *root;
+	int         rootfd;   /* O_PATH directory, for the bare side */
+	const char *path;
+	const char *path2;
+	int         state;    /* rename: which name holds the file */
+};
+
+static int bare_openat2(int dirfd, const char *path, int flags, __u64 resolve)
+{
+	struct open_how how = { .flags = (__u64)flags, .resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+static int run_pg_open(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		int fd = pg_open(c->root, c->path, O_RDONLY | O_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static int run_openat2(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		int fd = bare_openat2(c->rootfd, c->path, O_RDONLY | O_CLOEXEC, RESOLVE_GUARD);
+
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static int run_openat(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		int fd = openat(c->rootfd, c->path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static int run_pg_stat(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++)
+		if (pg_stat(c->root, c->path, &st, 0) < 0)
+			return -1;
+	return 0;
+}
+
+static int run_fstatat(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++)
+		if (fstatat(c->rootfd, c->path, &st, 0) < 0)
+			return -1;
+	return 0;
+}
+
+/* The floor of a stat that cannot be redirected: resolve beneath, then
+ * fstat the held object. */
+static int run_openat2_fstat(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++) {
+		int fd = bare_openat2(c->rootfd, c->path, O_PATH | O_CLOEXEC, RESOLVE_GUARD);
+
+		if (fd < 0)
+			return -1;
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static int run_pg_mkdir_rmdir(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (pg_mkdir(c->root, c->path, 0755) < 0 || pg_rmdir(c->root, c->path) < 0)
+			return -1;
+	return 0;
+}
+
+static int run_mkdirat_unlinkat(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (mkdirat(c->rootfd, c->path, 0755) < 0 ||
+		    unlinkat(c->rootfd, c->path, AT_REMOVEDIR) < 0)
+			return -1;
+	return 0;
+}
+
+static int run_pg_rename(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *from = c->state ? c->path2 : c->path;
+		const char *to = c->state ? c->path : c->path2;
+
+		if (pg_rename(c->root, from, to, 0) < 0)
+			return -1;
+		c->state ^= 1;
+	}
+	return 0;
+}
+
+static int run_renameat(void *p, size_t n)
+{
+	struct op_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *from = c->state ? c->path2 : c->path;
+		const char *to = c->state ? c->path : c->path2;
+
+		if (renameat(c->rootfd, from, c->rootfd, to) < 0)
+			return -1;
+		c->state ^= 1;
+	}
+	return 0;
+}
+
+/* depth 4: a1/a2/a3/file; depth 16: b1/.../b15/file.  The symlinked
+ * spellings go through a sibling link to the middle directory. */
+static const char *const tree[] = {
+	"a1/a2/a3/file",
+	"b1/b2/b3/b4/b5/b6/b7/b8/b9/b10/b11/b12/b13/b14/b15/file",
+	"m/m2/m3/r1",
+	NULL
+};
+
+static int make_tree(int dirfd)
+{
+	for (size_t i = 0; tree[i]; i++)
+		if (bench_make_path(dirfd, tree[i], true) < 0)
+			return -1;
+	if (symlinkat("a2", dirfd, "a1/l2") < 0 ||
+	    symlinkat("b8", dirfd, "b1/b2/b3/b4/b5/b6/b7/l8") < 0)
+		return -1;
+	return 0;
+}
+
+static void open_rows(struct op_ctx *c, const char *label, const char *path)
+{
+	char what[96];
+	struct bench_side s[3] = {
+		{ .label = "pg_open", .fn = run_pg_open, .ctx = c },
+		{ .label = "openat2", .fn = run_openat2, .ctx = c },
+		{ .label = "openat", .fn = run_openat, .ctx = c },
+	};
+
+	c->path = path;
+	bench_run(s, 3, bench_iters(20000), bench_reps());
+	snprintf(what, sizeof what, "open+close %s: pg_open / openat2", label);
+	bench_row_ratio(what, &s[0], &s[1], strstr(label, "symlink") ? 0 : 1.2);
+	snprintf(what, sizeof what, "open+close %s: pg_open / openat", label);
+	bench_row_ratio(what, &s[0], &s[2], 0);
+}
+
+static void alloc_row(const char *what, bench_fn fn, void *ctx)
+{
+	double per_op;
+
+	if (!bench_alloc_available()) {
+		bench_row_unavailable(what, "no malloc interposer in a sanitizer build");
+		return;
+	}
+	per_op = bench_allocs_per_op(fn, ctx, bench_iters(10000));
+	if (per_op < 0)
+		bench_row_unavailable(what, strerror(errno));
+	else
+		bench_row_value(what, per_op, BENCH_COUNT, 0);
+}
+
+static pg_root *open_bench_root(const char *dir)
+{
+	pg_policy *pol = pg_policy_new();
+	pg_root *root = NULL;
+
+	if (!pol)
+		return NULL;
+	if (pg_policy_parse(pol, bench_policy_text, strlen(bench_policy_text)) == 0)
+		root = pg_root_open(dir, pol, 0);
+	pg_policy_free(pol);
+	return root;
+}
+
+void bench_ops(void)
+{
+	struct op_ctx c = { .rootfd = -1 };
+	char *dir = bench_mkdtemp("ops");
+	int dirfd = -1;
+
+	bench_section("operations: guarded vs bare (per operation, median)");
+	if (!dir || (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    make_tree(dirfd) < 0) {
+		bench_row_unavailable("operations", strerror(errno));
+		goto out;
+	}
+	if (!pg_root_open || !pg_open || !pg_policy_parse) {
+		bench_row_unavailable("operations", "pg_root_open / pg_open not built yet");
+		goto out;
+	}
+	c.root = open_bench_root(dir);
+	c.rootfd = dirfd;
+	if (!c.root) {
+		bench_row_unavailable("operations", "pg_root_open failed");
+		goto out;
+	}
+	if (pg_root_uses_openat2 && !pg_root_uses_openat2(c.root))
+		printf("note: this root resolves with the fallback walk, not openat2\n");
+
+	open_rows(&c, "depth 4", tree[0]);
+	open_rows(&c, "depth 16", tree[1]);
+	open_rows(&c, "depth 4, 1 symlink", "a1/l2/a3/file");
+	open_rows(&c, "depth 16, 1 symlink", "b1/b2/b3/b4/b5/b6/b7/l8/b9/b10/b11/b12/b13/b14/b15/file");
+
+	c.path = tree[0];
+	if (pg_stat) {
+		struct bench_side s[3] = {
+			{ .label = "pg_stat", .fn = run_pg_stat, .ctx = &c },
+			{ .label = "fstatat", .fn = run_fstatat, .ctx = &c },
+			{ .label = "openat2+fstat", .fn = run_openat2_fstat, .ctx = &c },
+		};
+
+		bench_run(s, 3, bench_iters(20000), bench_reps());
+		bench_row_ratio("stat depth 4: pg_stat / fstatat", &s[0], &s[1], 0);
+		bench_row_ratio("stat depth 4: pg_stat / openat2(O_PATH)+fstat", &s[0], &s[2], 0);
+	} else {
+		bench_row_unavailable("stat depth 4: pg_stat / fstatat", "pg_stat not built yet");
+	}
+
+	c.path = "m/m2/m3/newdir";
+	if (pg_mkdir && pg_rmdir) {
+		struct bench_side s[2] = {
+			{ .label = "pg_mkdir+pg_rmdir", .fn = run_pg_mkdir_rmdir, .ctx = &c },
+			{ .label = "mkdirat+unlinkat", .fn = run_mkdirat_unlinkat, .ctx = &c },
+		};
+
+		bench_run(s, 2, bench_iters(5000), bench_reps());
+		bench_row_ratio("mkdir+rmdir depth 4: pg_ / mkdirat+unlinkat", &s[0], &s[1], 0);
+	} else {
+		bench_row_unavailable("mkdir+rmdir depth 4", "pg_mkdir not built yet");
+	}
+
+	c.path = "m/m2/m3/r1";
+	c.path2 = "m/m2/m3/r2";
+	c.state = 0;
+	if (pg_rename) {
+		struct bench_side s[2] = {
+			{ .label = "pg_rename", .fn = run_pg_rename, .ctx = &c },
+			{ .label = "renameat", .fn = run_renameat, .ctx = &c },
+		};
+
+		bench_run(s, 2, bench_iters(10000), bench_reps());
+		bench_row_ratio("rename depth 4: pg_rename / renameat", &s[0], &s[1], 0);
+	} else {
+		bench_row_unavailable("rename depth 4", "pg_rename not built yet");
+	}
+
+	c.path = tree[0];
+	alloc_row("heap allocations per pg_open (depth 4)", run_pg_open, &c);
+	if (pg_stat)
+		alloc_row("heap allocations per pg_stat (depth 4)", run_pg_stat, &c);
+	else
+		bench_row_unavailable("heap allocations per pg_stat", "pg_stat not built yet");
+
+	pg_root_close(c.root);
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	bench_rmtree(dir);
+	free(dir);
+}
