@@ -824,6 +824,11 @@ static void awkward_layouts_still_launch(void **state)
 	/* a parent nobody may enter, and one that is read-only */
 	mkdirs("ws/locked/inner");
 	mkdirs("ws/readonly");
+	/* masks inside a read-only bind: a file and a directory */
+	mkdirs("ws/cfg/keys");
+	put("ws/cfg/token", "T\n");
+	put("ws/cfg/keys/k", "K\n");
+	put("ws/cfg/plain", "P\n");
 	pl = plan("ws",
 		  "read /\nwrite .\n"
 		  "deny home/.bashrc\nread home/.config\nwrite home/.config/app\ndeny home/.dangling\n"
@@ -832,7 +837,8 @@ static void awkward_layouts_still_launch(void **state)
 		  "deny a/b/c/.env\nwrite absent/dir\nread absent/file\n"
 		  "deny locked/inner/.env\nread locked/inner\n"
 		  "read readonly\ndeny readonly/x/y\n"
-		  "deny /sys/pathgate-absent\ndeny /proc/pathgate-absent\n");
+		  "deny /sys/pathgate-absent\ndeny /proc/pathgate-absent\n"
+		  "read cfg\ndeny cfg/token\ndeny cfg/keys\n");
 	/* chmod after planning would test nothing: lock before. */
 	{
 		char p[PATH_MAX];
@@ -851,13 +857,20 @@ static void awkward_layouts_still_launch(void **state)
 		  "deny a/b/c/.env\nwrite absent/dir\nread absent/file\n"
 		  "deny locked/inner/.env\nread locked/inner\n"
 		  "read readonly\ndeny readonly/x/y\n"
-		  "deny /sys/pathgate-absent\ndeny /proc/pathgate-absent\n");
+		  "deny /sys/pathgate-absent\ndeny /proc/pathgate-absent\n"
+		  "read cfg\ndeny cfg/token\ndeny cfg/keys\n");
 	before = snapshot(skip);
 	run_ok(pl, TRY("cat home/.bashrc", "bashrc")
 		   TRY("cat dotfiles/bashrc", "bashrc-target")
 		   TRY("cat home/.config/app/conf", "config")
 		   TRY("cat wt/.git", "worktree")
+		   TRY("cat cfg/token", "ro-masked-file")
+		   TRY("cat cfg/keys/k", "ro-masked-dir")
+		   TRY("cat cfg/plain", "ro-plain")
 		   "echo ran\n", &res);
+	has(&res, "no-ro-masked-file");
+	has(&res, "no-ro-masked-dir");
+	line(&res, "ro-plain");
 	has(&res, "ran");
 	has(&res, "no-bashrc");
 	has(&res, "no-bashrc-target");
@@ -865,6 +878,7 @@ static void awkward_layouts_still_launch(void **state)
 	line(&res, "worktree");
 	assert_true(plan_has_skip(pl, "/ws/wt/.git/hooks", "absent"));
 	assert_true(plan_has_skip(pl, "/ws/absent/dir", "absent"));
+	assert_same_host(before, skip);
 	{
 		char p[PATH_MAX];
 
@@ -873,8 +887,6 @@ static void awkward_layouts_still_launch(void **state)
 		path_of(p, "ws/readonly");
 		chmod(p, 0755);
 	}
-	/* the chmods above touched only modes we set ourselves */
-	free(before);
 	pg_plan_free(pl);
 }
 
