@@ -1,6 +1,9 @@
 /* glob.h - owns the matching of one path component against one pattern
- * component: '*' any run of characters (none included), '?' exactly one
- * character (one UTF-8 sequence, or one byte that is not valid UTF-8).
+ * component: '*' any run of bytes (none included), '?' exactly one
+ * character (a UTF-8 code point with the combining marks after it, or one
+ * byte that is not valid UTF-8).  '*' works on bytes so that a "*.pem"
+ * pattern can be looked up by suffix; it can only match more than a
+ * character-wise '*' would, never less.
  * No other metacharacters, no escapes: '[' and '\\' are literal.  '**'
  * as a whole component is the policy's business, not this module's. */
 #ifndef PG_GLOB_H
@@ -17,7 +20,8 @@ bool pg_glob_is_pattern(const char *pat, size_t plen);
 bool pg_glob_match(const char *pat, size_t plen, const char *name, size_t nlen);
 
 /* Length of the character starting at S (at most LEFT bytes): a whole
- * UTF-8 sequence when one starts there, else 1. */
+ * UTF-8 sequence and the combining marks after it when one starts there,
+ * else 1. */
 size_t pg_glob_char_len(const char *s, size_t left);
 
 #endif

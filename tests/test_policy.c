@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +43,14 @@ static enum pg_access judge(const pg_policy *p, const char *name, struct pg_judg
 	assert_int_equal(j->depth, m.depth);
 	assert_ptr_equal(j->cap, m.cap);
 	return j->access;
+}
+
+static const struct pg_rule *rule_of(const pg_policy *p, const char *name)
+{
+	struct pg_judgement j;
+
+	judge(p, name, &j);
+	return j.rule;
 }
 
 static enum pg_access access_of(const pg_policy *p, const char *name)
@@ -379,6 +388,491 @@ static void test_fold(void **state)
 	assert_int_equal(pg_fold("\xc3\x89\xc3\x89", 4, buf, 3), (size_t)-1);
 }
 
+/* ------------------------------------------------------------------ globs */
+
+static void test_globs_cover_at_their_depth(void **state)
+{
+	pg_policy *p = policy_of("write .\ndeny **/*.pem\nread src/*.c\nwrite src/gen*\n"
+				 "deny f?le\nread a/**/b\nwrite a/x/b/w\n");
+	struct pg_judgement j;
+
+	(void)state;
+	assert_int_equal(judge(p, "a/b/c.pem", &j), PG_DENY);
+	assert_int_equal(j.depth, 3);
+	assert_int_equal(judge(p, "a/b/c.pem/under", &j), PG_DENY);
+	assert_int_equal(j.depth, 3);
+	assert_int_equal(judge(p, "c.PEM", &j), PG_DENY);        /* folded */
+	assert_int_equal(j.depth, 1);
+	assert_int_equal(access_of(p, "x/b/c.pemx"), PG_WRITE);
+	assert_int_equal(access_of(p, "src/main.c"), PG_READ);
+	assert_int_equal(access_of(p, "src/sub/main.c"), PG_WRITE); /* '*' stays in its component */
+	assert_int_equal(access_of(p, "src/gen.c"), PG_READ);       /* tie: read > write */
+	assert_int_equal(access_of(p, "src/generated/x.c"), PG_WRITE);
+	assert_int_equal(access_of(p, "file"), PG_DENY);
+	assert_int_equal(access_of(p, "fIle"), PG_DENY);
+	assert_int_equal(access_of(p, "f\xc3\xa9le"), PG_DENY);    /* '?' is one character */
+	assert_int_equal(access_of(p, "fle"), PG_WRITE);
+	assert_int_equal(access_of(p, "fiile"), PG_WRITE);
+	/* '**' spans zero or more components. */
+	assert_int_equal(judge(p, "a/b", &j), PG_READ);
+	assert_int_equal(j.depth, 2);
+	assert_int_equal(judge(p, "a/x/y/b/z", &j), PG_READ);
+	assert_int_equal(j.depth, 4);
+	assert_int_equal(access_of(p, "a/x/b/w/f"), PG_WRITE);
+	assert_int_equal(access_of(p, "a/x/y"), PG_WRITE);
+	assert_int_equal(access_of(p, "x.pem"), PG_DENY);
+	pg_policy_free(p);
+}
+
+static void test_glob_deepest_match_of_one_rule(void **state)
+{
+	/* One '**' rule can match a name at several depths: it covers at the
+	 * deepest, so a write rule in between does not win. */
+	pg_policy *p = policy_of("write .\ndeny **/x\nwrite x/x/ok\n");
+	struct pg_judgement j;
+
+	(void)state;
+	assert_int_equal(judge(p, "x/x/ok/x/f", &j), PG_DENY);
+	assert_int_equal(j.depth, 4);
+	assert_int_equal(judge(p, "x/x/ok/f", &j), PG_WRITE);
+	assert_int_equal(judge(p, "x/x/f", &j), PG_DENY);
+	pg_policy_free(p);
+}
+
+static void test_star_runs_and_dstar_runs(void **state)
+{
+	pg_policy *p = policy_of("write .\ndeny a/**/**/b\ndeny c**d\n");
+
+	(void)state;
+	assert_string_equal(pg_policy_rule(p, 1)->path, "a/**/b");
+	assert_int_equal(pg_policy_rule(p, 1)->depth, 3);
+	assert_true(pg_policy_rule(p, 1)->glob);
+	assert_string_equal(pg_policy_rule(p, 2)->path, "c*d");
+	assert_int_equal(access_of(p, "a/b"), PG_DENY);
+	assert_int_equal(access_of(p, "c/d"), PG_WRITE);
+	assert_int_equal(access_of(p, "cxyd"), PG_DENY);
+	pg_policy_free(p);
+}
+
+static void test_absolute_and_relative(void **state)
+{
+	pg_policy *p = policy_of("read /\nwrite /tmp\ndeny /etc/shadow\nwrite .\ndeny /**/*.key\n");
+
+	(void)state;
+	assert_int_equal(access_of(p, "/"), PG_READ);
+	assert_int_equal(access_of(p, "/usr/lib/libc.so"), PG_READ);
+	assert_int_equal(access_of(p, "/tmp/x"), PG_WRITE);
+	assert_int_equal(access_of(p, "/etc/shadow"), PG_DENY);
+	assert_int_equal(access_of(p, "/ETC/Shadow"), PG_DENY);
+	assert_int_equal(access_of(p, "/tmp/a.key"), PG_DENY);
+	assert_int_equal(access_of(p, "etc/shadow"), PG_WRITE);
+	assert_int_equal(access_of(p, "a.key"), PG_WRITE);
+	assert_int_equal(access_of(p, "tmp"), PG_WRITE);
+	pg_policy_free(p);
+}
+
+static void test_tilde_expands_from_home(void **state)
+{
+	char *old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	pg_policy *p;
+
+	(void)state;
+	setenv("HOME", "/home/tester", 1);
+	p = policy_of("deny ~/.ssh\nread ~\n");
+	assert_string_equal(pg_policy_rule(p, 0)->path, "/home/tester/.ssh");
+	assert_true(pg_policy_rule(p, 0)->absolute);
+	assert_string_equal(pg_policy_rule(p, 1)->path, "/home/tester");
+	assert_int_equal(access_of(p, "/home/tester/.ssh/id_rsa"), PG_DENY);
+	assert_int_equal(access_of(p, "/home/tester/x"), PG_READ);
+	pg_policy_free(p);
+	/* Without $HOME, the password database. */
+	unsetenv("HOME");
+	p = policy_of("deny ~/.ssh\n");
+	assert_true(pg_policy_rule(p, 0)->absolute);
+	assert_non_null(strstr(pg_policy_rule(p, 0)->path, "/.ssh"));
+	pg_policy_free(p);
+	if (old) {
+		setenv("HOME", old, 1);
+		free(old);
+	}
+}
+
+/* ------------------------------------------------------------------- pins */
+
+static void expect_pinned(const pg_policy *p, const char *name, bool want)
+{
+	bool got = pg_policy_pinned(p, name, strlen(name));
+
+	if (got != want)
+		fail_msg("'%s' %s pinned", name, got ? "is" : "is not");
+	assert_int_equal(model_pinned(p, name), want);
+}
+
+static void test_pins_seed_003(void **state)
+{
+	/* mv .git aside && mkdir .git && echo > .git/hooks/pre-commit must
+	 * fail: .git is pinned; hooks itself is read-only, not pinned. */
+	pg_policy *p = policy_of("write .\nread .git/hooks\ndeny a/b/c/.env\n");
+
+	(void)state;
+	expect_pinned(p, ".git", true);
+	expect_pinned(p, ".GIT", true);            /* the deny's collision class */
+	expect_pinned(p, ".git/hooks", false);
+	expect_pinned(p, ".git/objects", false);
+	expect_pinned(p, "", false);
+	expect_pinned(p, "a", true);
+	expect_pinned(p, "a/b", true);
+	expect_pinned(p, "a/b/c", true);
+	expect_pinned(p, "a/b/c/.env", false);
+	expect_pinned(p, "a/x", false);
+	expect_pinned(p, "src", false);
+	pg_policy_free(p);
+	/* Inside a read region nothing is pinned: it cannot be moved anyway. */
+	p = policy_of("write .\nread .git\nread .git/hooks\n");
+	expect_pinned(p, ".git", false);
+	pg_policy_free(p);
+	/* A nested write root inside a write region can be moved: pinned. */
+	p = policy_of("write .\nwrite a\ndeny a/b/secret\n");
+	expect_pinned(p, "a", true);
+	expect_pinned(p, "a/b", true);
+	pg_policy_free(p);
+	/* The outermost write root itself is not: its parent is not write. */
+	p = policy_of("read .\nwrite w\ndeny w/secret\n");
+	expect_pinned(p, "w", false);
+	pg_policy_free(p);
+}
+
+static void test_pins_of_globs(void **state)
+{
+	pg_policy *p = policy_of("write .\nread! **/.git/hooks\ndeny **/*.pem\n"
+				 "read src/**/gen/out\n");
+
+	(void)state;
+	expect_pinned(p, ".git", true);
+	expect_pinned(p, "vendor/lib/.git", true);
+	expect_pinned(p, "vendor", false);        /* consumed by '**' only */
+	expect_pinned(p, "vendor/lib", false);
+	expect_pinned(p, "x.pem", false);         /* the rule ends there: not beneath */
+	expect_pinned(p, "src", true);
+	expect_pinned(p, "src/a", false);
+	expect_pinned(p, "src/a/gen", true);
+	pg_policy_free(p);
+}
+
+static void test_seed_004_layout(void **state)
+{
+	/* A write path inside a read carve-out inside a denied directory. */
+	pg_policy *p = policy_of("read /\ndeny /home/user\nread /home/user/project\n"
+				 "write /home/user/project/state\n");
+
+	(void)state;
+	assert_int_equal(access_of(p, "/home/user/.bashrc"), PG_DENY);
+	assert_int_equal(access_of(p, "/home/user/project/src/a.c"), PG_READ);
+	assert_int_equal(access_of(p, "/home/user/project/state/probe"), PG_WRITE);
+	assert_int_equal(access_of(p, "/home/other"), PG_READ);
+	expect_pinned(p, "/home/user/project/state", false);
+	expect_pinned(p, "/home/user/project", false);
+	pg_policy_free(p);
+	p = policy_of("write /w\nread /w/a/ro\nwrite /w/a/ro/rw\ndeny /w/a/ro/rw/s\n");
+	expect_pinned(p, "/w/a", true);
+	expect_pinned(p, "/w/a/ro", false);
+	expect_pinned(p, "/w/a/ro/rw", false);    /* its parent is read-only */
+	expect_pinned(p, "/w", false);
+	pg_policy_free(p);
+}
+
+/* --------------------------------------------------------- copies, roots */
+
+static void test_dup_is_deep(void **state)
+{
+	pg_policy *p = policy_of("write .\ndeny! .env\nread **/*.c\n"), *d;
+
+	(void)state;
+	d = pg_policy_dup(p);
+	assert_non_null(d);
+	assert_int_equal(pg_policy_rule_count(d), 3);
+	pg_policy_free(p);
+	assert_int_equal(access_of(d, ".env"), PG_DENY);
+	assert_int_equal(access_of(d, "a/b.c"), PG_READ);
+	assert_int_equal(access_of(d, "x"), PG_WRITE);
+	assert_string_equal(pg_policy_rule(d, 1)->file, "<string>");
+	assert_int_equal(pg_policy_rule(d, 1)->line, 2);
+	assert_true(pg_policy_rule(d, 1)->final);
+	pg_policy_free(d);
+}
+
+static void test_for_root_rebases_host_rules(void **state)
+{
+	pg_policy *p = policy_of("read /\nwrite /ws\ndeny! /ws/.env\nread /ws/docs/\n"
+				 "deny /other\ndeny /**/*.key\nread /*/x*/y\n"), *r;
+	size_t n;
+	char buf[128];
+
+	(void)state;
+	r = pg_policy_for_root(p, "/ws");
+	assert_non_null(r);
+	n = pg_policy_rule_count(r);
+	assert_true(n > pg_policy_rule_count(p));
+	assert_int_equal(access_of(r, ""), PG_WRITE);
+	assert_int_equal(access_of(r, "src"), PG_WRITE);
+	assert_int_equal(access_of(r, ".env"), PG_DENY);
+	assert_int_equal(access_of(r, ".ENV"), PG_DENY);
+	assert_int_equal(access_of(r, "docs/a"), PG_READ);
+	assert_int_equal(access_of(r, "other"), PG_WRITE);
+	assert_int_equal(access_of(r, "a/b.key"), PG_DENY);
+	assert_int_equal(access_of(r, "xa/y"), PG_READ);
+	assert_int_equal(access_of(r, "xa/z"), PG_WRITE);
+	/* The host rules stay. */
+	assert_int_equal(access_of(r, "/ws/.env"), PG_DENY);
+	assert_int_equal(access_of(r, "/usr"), PG_READ);
+	/* Rebased rules keep their source. */
+	{
+		struct pg_judgement j;
+
+		judge(r, ".env", &j);
+		assert_false(j.rule->absolute);
+		assert_true(j.rule->final);
+		assert_int_equal(j.rule->line, 3);
+		pg_rule_render(j.rule, buf, sizeof(buf));
+		assert_string_equal(buf, "deny! .env (<string>:3)");
+	}
+	pg_policy_free(r);
+	/* Trailing slashes and a root the rule only shares a prefix with. */
+	r = pg_policy_for_root(p, "/ws2");
+	assert_int_equal(access_of(r, ".env"), PG_DENY);   /* nothing covers it */
+	assert_null(rule_of(r, "x"));
+	pg_policy_free(r);
+	/* A host rule that covers an ancestor of the root is not rebased. */
+	r = pg_policy_for_root(p, "/other/ws");
+	assert_int_equal(access_of(r, "x"), PG_DENY);
+	assert_null(rule_of(r, "x"));
+	pg_policy_free(r);
+	pg_policy_free(p);
+}
+
+/* ------------------------------------------------------ the default policy */
+
+static void test_default_policy(void **state)
+{
+	char *old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	pg_policy *p, *r;
+	size_t i;
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	p = policy_of(pg_default_policy_text);
+	assert_true(pg_policy_rule_count(p) > 40);
+	/* Every rule line says why. */
+	for (const char *l = pg_default_policy_text; *l; l = strchr(l, '\n') + 1) {
+		if (strncmp(l, "deny! ", 6) == 0 || strncmp(l, "read! ", 6) == 0) {
+			const char *eol = strchr(l, '\n'), *hash = strchr(l, '#');
+
+			if (!hash || hash > eol)
+				fail_msg("default rule without a reason: %.*s", (int)(eol - l), l);
+		}
+	}
+	r = pg_policy_for_root(p, "/home/u/proj");
+	assert_non_null(r);
+	assert_int_equal(access_of(r, "src/main.c"), PG_WRITE);
+	assert_int_equal(access_of(r, ".env"), PG_DENY);
+	assert_int_equal(access_of(r, ".ENV"), PG_DENY);
+	assert_int_equal(access_of(r, "sub/dir/.env"), PG_DENY);
+	assert_int_equal(access_of(r, ".env.local"), PG_DENY);
+	assert_int_equal(access_of(r, "a/b/key.pem"), PG_DENY);
+	assert_int_equal(access_of(r, "server.key"), PG_DENY);
+	assert_int_equal(access_of(r, ".git/hooks/pre-commit"), PG_READ);
+	assert_int_equal(access_of(r, "vendor/x/.git/config"), PG_READ);
+	assert_int_equal(access_of(r, ".git/objects/ab"), PG_WRITE);
+	assert_int_equal(access_of(r, ".vscode/tasks.json"), PG_READ);
+	assert_int_equal(access_of(r, ".mcp.json"), PG_READ);
+	expect_pinned(r, ".git", true);
+	assert_int_equal(access_of(r, "/home/u/.ssh/id_rsa"), PG_DENY);
+	assert_int_equal(access_of(r, "/home/u/.aws/credentials"), PG_DENY);
+	assert_int_equal(access_of(r, "/home/u/.docker/config.json"), PG_DENY);
+	assert_int_equal(access_of(r, "/home/u/.bashrc"), PG_READ);
+	assert_int_equal(access_of(r, "/usr/bin/cc"), PG_READ);
+	assert_int_equal(access_of(r, "/tmp/build.o"), PG_WRITE);
+	assert_int_equal(access_of(r, "/etc/passwd"), PG_READ);
+	pg_policy_free(r);
+	/* A workspace that is the home directory: home's rules rebase. */
+	r = pg_policy_for_root(p, "/home/u");
+	assert_int_equal(access_of(r, ".ssh/id_rsa"), PG_DENY);
+	assert_int_equal(access_of(r, ".bashrc"), PG_READ);
+	assert_int_equal(access_of(r, ".cargo/credentials.toml"), PG_DENY);
+	assert_int_equal(access_of(r, "proj/a.c"), PG_WRITE);
+	pg_policy_free(r);
+	/* Final: a user rule beneath cannot open them again. */
+	{
+		const char *more = "write .ssh\nwrite .git/hooks\nwrite sub/.env\n";
+
+		assert_int_equal(pg_policy_parse(p, more, strlen(more)), 0);
+	}
+	r = pg_policy_for_root(p, "/home/u");
+	assert_int_equal(access_of(r, ".git/hooks/x"), PG_READ);
+	assert_int_equal(access_of(r, "sub/.env"), PG_DENY);
+	pg_policy_free(r);
+	for (i = 0; i < pg_policy_rule_count(p); i++)
+		assert_true(pg_policy_rule(p, i)->line > 0);
+	pg_policy_free(p);
+	if (old) {
+		setenv("HOME", old, 1);
+		free(old);
+	} else {
+		unsetenv("HOME");
+	}
+}
+
+/* ------------------------------------------------ against the reference */
+
+static const char *const pattern_parts[] = {
+	"a", "b", "A", "ab", ".env", ".ENV", "caf\xc3\xa9", "cafe\xcc\x81", "CAF\xc3\x89",
+	"*", "?", "**", "*b", "a*", "a?b", "*a*", "?*", "*\xc3\xa9", "x", "\xff",
+};
+static const char *const name_parts[] = {
+	"a", "b", "A", "B", "ab", "aab", "axb", "ba", ".env", ".Env", "caf\xc3\xa9",
+	"cafe\xcc\x81", "CAFE\xcc\x81", "x", "\xff", "\xc3\xa9", "e\xcc\x81", "a\xc3\xa9" "b",
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static unsigned rnd(unsigned *seed, unsigned n)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) % n;
+}
+
+static void random_path(unsigned *seed, const char *const *parts, size_t nparts,
+			bool absolute, unsigned maxcomp, char *buf, size_t size)
+{
+	unsigned n = rnd(seed, maxcomp + 1), i;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (absolute)
+		len += (size_t)snprintf(buf + len, size - len, "/");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					i && len > (absolute ? 1u : 0u) ? "/" : "",
+					parts[rnd(seed, (unsigned)nparts)]);
+}
+
+static void test_judge_agrees_with_model(void **state)
+{
+	unsigned seed = 20261130, round, checks = 0;
+
+	(void)state;
+	for (round = 0; round < 3000; round++) {
+		pg_policy *p = pg_policy_new();
+		unsigned nrules = 1 + rnd(&seed, 10), k;
+		char path[256];
+
+		for (k = 0; k < nrules; k++) {
+			enum pg_access a = (enum pg_access)rnd(&seed, 3);
+			bool final = a != PG_WRITE && rnd(&seed, 3) == 0;
+
+			random_path(&seed, pattern_parts, NELEM(pattern_parts), rnd(&seed, 4) == 0,
+				    4, path, sizeof(path));
+			if (!path[0])
+				snprintf(path, sizeof(path), ".");
+			if (pg_policy_add_rule(p, a, final, path, NULL, 0, false) < 0)
+				fail_msg("rule '%s' refused: %s", path, pg_last_refusal()->rule);
+		}
+		for (k = 0; k < 30; k++) {
+			bool absolute = rnd(&seed, 4) == 0;
+
+			random_path(&seed, name_parts, NELEM(name_parts), absolute, 6, path,
+				    sizeof(path));
+			access_of(p, path);    /* checks against the model */
+			expect_pinned(p, path, model_pinned(p, path));
+			checks++;
+		}
+		pg_policy_free(p);
+	}
+	print_message("%u names judged by both\n", checks);
+}
+
+/* Matches that outgrow the compiled judge's state array: the rule-by-rule
+ * fallback must give the same answers. */
+static void test_many_simultaneous_matches(void **state)
+{
+	pg_policy *p = pg_policy_new();
+	char pat[300], name[300];
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(pg_policy_add(p, PG_WRITE, "."), 0);
+	for (i = 1; i <= 250; i++) {
+		memset(pat, 'a', i);
+		pat[i] = '*';
+		snprintf(pat + i + 1, sizeof(pat) - i - 1, "/d%u", i);
+		assert_int_equal(pg_policy_add(p, i % 2 ? PG_READ : PG_DENY, pat), 0);
+		memset(pat, 'a', i);
+		snprintf(pat + i, sizeof(pat) - i, "?*/**/w%u", i);
+		assert_int_equal(pg_policy_add(p, PG_WRITE, pat), 0);
+	}
+	memset(name, 'a', 255);
+	name[255] = '\0';
+	assert_int_equal(access_of(p, name), PG_WRITE);
+	snprintf(name + 255, sizeof(name) - 255, "/d7/x");
+	assert_int_equal(access_of(p, name), PG_READ);
+	snprintf(name + 255, sizeof(name) - 255, "/d8");
+	assert_int_equal(access_of(p, name), PG_DENY);
+	snprintf(name + 255, sizeof(name) - 255, "/q/w9/x");
+	assert_int_equal(access_of(p, name), PG_WRITE);
+	expect_pinned(p, "aaaa", true);
+	name[255] = '\0';
+	expect_pinned(p, name, true);
+	pg_policy_free(p);
+}
+
+struct judge_thread {
+	const pg_policy *p;
+	unsigned         mismatches;
+};
+
+static const char *const thread_names[] = {
+	"a/b/c.pem", ".env", "src/x.c", "x/y/z", ".git/hooks/pre-commit", "/etc/passwd",
+	"/tmp/q", "A/B", "deep/er/.ENV",
+};
+
+static void *judge_loop(void *arg)
+{
+	struct judge_thread *t = arg;
+	struct pg_judgement want[NELEM(thread_names)], got;
+	unsigned i, k;
+
+	for (k = 0; k < NELEM(thread_names); k++)
+		pg_policy_judge(t->p, thread_names[k], strlen(thread_names[k]), &want[k]);
+	for (i = 0; i < 20000; i++) {
+		k = i % NELEM(thread_names);
+		pg_policy_judge(t->p, thread_names[k], strlen(thread_names[k]), &got);
+		if (got.access != want[k].access || got.rule != want[k].rule)
+			t->mismatches++;
+	}
+	return NULL;
+}
+
+static void test_judges_from_many_threads(void **state)
+{
+	pg_policy *p = policy_of("write .\nread /\nwrite /tmp\ndeny **/*.pem\ndeny! **/.env\n"
+				 "read! **/.git/hooks\nread src\n");
+	struct judge_thread t[4];
+	pthread_t tid[4];
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		t[i].p = p;
+		t[i].mismatches = 0;
+		assert_int_equal(pthread_create(&tid[i], NULL, judge_loop, &t[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(tid[i], NULL), 0);
+		assert_int_equal(t[i].mismatches, 0);
+	}
+	pg_policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +888,20 @@ int main(void)
 		cmocka_unit_test(test_deny_and_read_match_by_collision_class),
 		cmocka_unit_test(test_write_matches_as_stored),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_globs_cover_at_their_depth),
+		cmocka_unit_test(test_glob_deepest_match_of_one_rule),
+		cmocka_unit_test(test_star_runs_and_dstar_runs),
+		cmocka_unit_test(test_absolute_and_relative),
+		cmocka_unit_test(test_tilde_expands_from_home),
+		cmocka_unit_test(test_pins_seed_003),
+		cmocka_unit_test(test_pins_of_globs),
+		cmocka_unit_test(test_seed_004_layout),
+		cmocka_unit_test(test_dup_is_deep),
+		cmocka_unit_test(test_for_root_rebases_host_rules),
+		cmocka_unit_test(test_default_policy),
+		cmocka_unit_test(test_judge_agrees_with_model),
+		cmocka_unit_test(test_many_simultaneous_matches),
+		cmocka_unit_test(test_judges_from_many_threads),
 	};
 
 	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unictype.h>
+#include <unistr.h>
 
 #include "judge_model.h"
 
@@ -43,7 +45,7 @@ static bool split(const char *path, struct comps *c)
 	return true;
 }
 
-static size_t char_len(const char *s, size_t left)
+static size_t one_code_point(const char *s, size_t left)
 {
 	unsigned char c = (unsigned char)s[0];
 	size_t need, i;
@@ -64,6 +66,21 @@ static size_t char_len(const char *s, size_t left)
 	return need;
 }
 
+/* One character: a code point, then its combining marks. */
+static size_t char_len(const char *s, size_t left)
+{
+	size_t n = one_code_point(s, left), m;
+	ucs4_t uc;
+
+	while (n < left && (m = one_code_point(s + n, left - n)) > 1) {
+		if (u8_mbtouc(&uc, (const uint8_t *)s + n, m) != (int)m ||
+		    !uc_combining_class(uc))
+			break;
+		n += m;
+	}
+	return n;
+}
+
 bool model_glob(const char *pat, size_t plen, const char *name, size_t nlen)
 {
 	size_t k;
@@ -71,7 +88,7 @@ bool model_glob(const char *pat, size_t plen, const char *name, size_t nlen)
 	if (plen == 0)
 		return nlen == 0;
 	if (pat[0] == '*') {
-		for (k = 0; k <= nlen; k += k < nlen ? char_len(name + k, nlen - k) : 1)
+		for (k = 0; k <= nlen; k++)
 			if (model_glob(pat + 1, plen - 1, name + k, nlen - k))
 				return true;
 		return false;

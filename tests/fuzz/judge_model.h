@@ -15,7 +15,7 @@ enum pg_access model_judge(const pg_policy *p, const char *name, struct pg_judge
 /* Invariant 6 as the model reads it. */
 bool model_pinned(const pg_policy *p, const char *name);
 
-/* Matching of one component: '*' any run, '?' one character. */
+/* Matching of one component: '*' any run of bytes, '?' one character. */
 bool model_glob(const char *pat, size_t plen, const char *name, size_t nlen);
 
 #endif
