@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 
 #include "envelope.h"
 #include "envelope-plan.h"
+#include "glob.h"
 
 /* ------------------------------------------------------------ utilities */
 
@@ -610,9 +610,22 @@ struct glob_walk {
 	unsigned max_entries;
 };
 
+/* Does NAME match the pattern component PAT?  The policy's component
+ * matcher on both sides folded into their collision class: a deny glob
+ * only ever matches more. */
+static bool component_match(const char *pat, const char *name)
+{
+	char fp[PG_NAME_MAX * 4 + 1], fn[PG_NAME_MAX * 4 + 1];
+	size_t lp = pg_fold(pat, strlen(pat), fp, sizeof(fp));
+	size_t ln = pg_fold(name, strlen(name), fn, sizeof(fn));
+
+	if (lp == (size_t)-1 || ln == (size_t)-1)
+		return pg_glob_match(pat, strlen(pat), name, strlen(name));
+	return pg_glob_match(fp, lp, fn, ln);
+}
+
 /* Does the component list NAMES[0..N) match PAT[0..NP)?  '**' matches any
- * number of components.  Case-folded (ASCII): a deny glob only ever
- * matches more. */
+ * number of components. */
 static bool glob_match(const char *const *pat, size_t np, const char *const *names, size_t n)
 {
 	if (np == 0)
@@ -623,9 +636,7 @@ static bool glob_match(const char *const *pat, size_t np, const char *const *nam
 				return true;
 		return false;
 	}
-	if (n == 0)
-		return false;
-	if (fnmatch(pat[0], names[0], FNM_CASEFOLD) != 0)
+	if (n == 0 || !component_match(pat[0], names[0]))
 		return false;
 	return glob_match(pat + 1, np - 1, names + 1, n - 1);
 }
@@ -639,7 +650,7 @@ static bool glob_may_descend(const char *const *pat, size_t np, const char *cons
 		return false;
 	if (strcmp(pat[0], "**") == 0)
 		return true;
-	if (fnmatch(pat[0], names[0], FNM_CASEFOLD) != 0)
+	if (!component_match(pat[0], names[0]))
 		return false;
 	return glob_may_descend(pat + 1, np - 1, names + 1, n - 1);
 }
@@ -746,7 +757,7 @@ static void expand_glob(struct pg_plan *pl, const char *pattern, const char *rul
 	}
 	for (tok = strtok_r(copy, "/", &save); tok && nc < sizeof(comps) / sizeof(comps[0]);
 	     tok = strtok_r(NULL, "/", &save)) {
-		if (first_glob == (size_t)-1 && strpbrk(tok, "*?["))
+		if (first_glob == (size_t)-1 && pg_glob_is_pattern(tok, strlen(tok)))
 			first_glob = nc;
 		comps[nc++] = tok;
 	}

@@ -245,7 +245,7 @@ static void rules(struct ruleset *rs, const char *text)
 		snprintf(rs->path[rs->n], PATH_MAX, "%s", raw);
 		r->path = rs->path[rs->n];
 		r->absolute = raw[0] == '/';
-		r->glob = strpbrk(raw, "*?[") != NULL;
+		r->glob = strpbrk(raw, "*?") != NULL;
 		r->file = "test";
 		r->line = (unsigned)rs->n + 1;
 		r->index = rs->n;
