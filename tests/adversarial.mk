@@ -23,10 +23,50 @@ tests/fuzz/fuzz_path: $(FUZZ_PATH_SRC)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_PATH_SRC) -o $@
 
 # New inputs go to the build tree; the committed corpus is only read.
+# libFuzzer's final "stat::number_of_executed_units" gives the figure.
 fuzz-path: tests/fuzz/fuzz_path
 	@mkdir -p tests/fuzz/work/path
-	./tests/fuzz/fuzz_path -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
-		-print_final_stats=1 tests/fuzz/work/path $(top_srcdir)/tests/fuzz/corpus/path
+	@./tests/fuzz/fuzz_path -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
+		-print_final_stats=1 tests/fuzz/work/path $(top_srcdir)/tests/fuzz/corpus/path \
+		2>tests/fuzz/work/path.log || { tail -40 tests/fuzz/work/path.log >&2; exit 1; }
+	@echo "fuzz_path: $$(sed -n 's/^stat::number_of_executed_units: *//p' tests/fuzz/work/path.log) executions in $(FUZZ_SECONDS) s, no failure"
 
 CLEANFILES += tests/fuzz/fuzz_path
 .PHONY: fuzz-path
+
+# --- the escape catalogue, the race attack, the crash harness, bad input.
+ADV_HELPERS = tests/escape/adv.c tests/escape/adv.h
+
+check_PROGRAMS += tests/test_escape
+tests_test_escape_SOURCES = tests/escape/test_escape.c tests/escape/cases.c \
+	tests/escape/cases.h $(ADV_HELPERS)
+tests_test_escape_CFLAGS = $(TEST_CFLAGS)
+tests_test_escape_LDADD = $(TEST_LIBS)
+TESTS += tests/test_escape
+
+# Bounded here (PG_RACE_SECONDS, default 2 s per resolver); long in check-long.
+check_PROGRAMS += tests/test_race_attack
+tests_test_race_attack_SOURCES = tests/test_race_attack.c $(ADV_HELPERS)
+tests_test_race_attack_CFLAGS = $(TEST_CFLAGS)
+tests_test_race_attack_LDADD = $(TEST_LIBS)
+TESTS += tests/test_race_attack
+
+# Bounded here (PG_CRASH_KILLS, default 50); 300 and more in check-long.
+check_PROGRAMS += tests/test_crash
+tests_test_crash_SOURCES = tests/test_crash.c $(ADV_HELPERS)
+tests_test_crash_CFLAGS = $(TEST_CFLAGS)
+tests_test_crash_LDADD = $(TEST_LIBS)
+TESTS += tests/test_crash
+
+
+# --- the long form: one command, figures at the end.
+EXTRA_DIST += tools/check-long
+CHECK_LONG_FLAGS =
+check-long:
+	$(top_srcdir)/tools/check-long --builddir $(abs_top_builddir) $(CHECK_LONG_FLAGS)
+
+# tools/check-long runs these under valgrind.
+print-check-tests:
+	@echo $(TESTS)
+
+.PHONY: check-long print-check-tests
