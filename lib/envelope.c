@@ -552,7 +552,11 @@ static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
 	char *canon;
 
 	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
+		if ((errno == ENOENT || errno == ENOTDIR) && acc == PG_READ &&
+		    region_at(pl, path) == REGION_RW)
+			note(pl, true, path, rule,
+			     "absent read-only name in a writable region: a child can create and write it for this launch (held in process only); every later launch binds it read-only");
+		else if (errno == ENOENT || errno == ENOTDIR)
 			note(pl, false, path, rule, "absent: nothing mounted");
 		else
 			note(pl, false, path, rule, "cannot inspect: %s: nothing mounted", strerror(errno));
@@ -601,18 +605,30 @@ static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
 
 /* --------------------------------------------------------------- globs */
 
+/* One deny or read glob, made absolute and split: the literal base
+ * ("/ws") and the pattern components after it ("**", "*.pem"). */
+struct glob_pat {
+	char          *copy;      /* owns the component strings */
+	const char    *comps[PG_PATH_MAX / 2 + 1];
+	size_t         ncomps;
+	char           base[PATH_MAX];
+	enum pg_access access;
+	bool           final;
+	const char    *rule;      /* the plan's copy of the rendered rule */
+};
+
 struct glob_walk {
-	struct pg_plan *pl;
-	const char *const *pat;   /* pattern components after the base */
-	size_t npat;
-	const char *rule;
-	unsigned max_depth;
-	unsigned max_entries;
+	struct pg_plan         *pl;
+	struct glob_pat *const *pats;  /* the patterns sharing this base */
+	size_t                  npats;
+	unsigned                max_depth;
+	unsigned                max_entries;
+	const char             *names[64];
 };
 
 /* Does NAME match the pattern component PAT?  The policy's component
- * matcher on both sides folded into their collision class: a deny glob
- * only ever matches more. */
+ * matcher on both sides folded into their collision class: a deny or read
+ * glob only ever matches more. */
 static bool component_match(const char *pat, const char *name)
 {
 	char fp[PG_NAME_MAX * 4 + 1], fn[PG_NAME_MAX * 4 + 1];
@@ -655,78 +671,13 @@ static bool glob_may_descend(const char *const *pat, size_t np, const char *cons
 	return glob_may_descend(pat + 1, np - 1, names + 1, n - 1);
 }
 
-/* True when a rule names something strictly beneath PATH (a carve-out). */
+/* True when a rule grants something strictly beneath PATH (a carve-out). */
 static bool entry_beneath(const struct pg_plan *pl, const char *path)
 {
 	for (size_t i = 0; i < pl->nentries; i++)
 		if (pl->entries[i].access != PG_DENY && strictly_beneath(pl->entries[i].path, path))
 			return true;
 	return false;
-}
-
-static void glob_walk_dir(struct glob_walk *w, int dfd, char *path, size_t plen,
-			  const char **names, size_t depth)
-{
-	DIR *d;
-	struct dirent *de;
-
-	if (depth >= w->max_depth) {
-		if (!w->pl->glob_depth_hit)
-			note(w->pl, false, path, w->rule,
-			     "glob walk stopped at depth %u: deeper matches are held in process only",
-			     w->max_depth);
-		w->pl->glob_depth_hit = true;
-		close(dfd);
-		return;
-	}
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		const char *access_rule;
-		struct stat st;
-		size_t nlen;
-		bool hidden;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (++w->pl->glob_entries > w->max_entries) {
-			if (!w->pl->glob_count_hit)
-				note(w->pl, false, path, w->rule,
-				     "glob walk stopped after %u entries: further matches are held in process only",
-				     w->max_entries);
-			w->pl->glob_count_hit = true;
-			break;
-		}
-		nlen = strlen(de->d_name);
-		if (plen + 1 + nlen >= PATH_MAX)
-			continue;
-		path[plen] = '/';
-		memcpy(path + plen + 1, de->d_name, nlen + 1);
-		names[depth] = de->d_name;
-		hidden = decide(w->pl, path, &access_rule) == PG_DENY;
-		if (hidden && !entry_beneath(w->pl, path)) {
-			path[plen] = '\0';
-			continue;   /* hidden already, or masked by an earlier match */
-		}
-		if (!hidden && glob_match(w->pat, w->npat, names, depth + 1)) {
-			add_entry(w->pl, strdup(path), PG_DENY, false, w->rule, true);
-		} else if (glob_may_descend(w->pat, w->npat, names, depth + 1) &&
-			   fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			   S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd(d), de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub >= 0)
-				glob_walk_dir(w, sub, path, plen + 1 + nlen, names, depth + 1);
-		}
-		path[plen] = '\0';
-		if (w->pl->glob_count_hit)
-			break;
-	}
-	closedir(d);
 }
 
 static bool write_beneath(const struct pg_plan *pl, const char *path)
@@ -737,59 +688,233 @@ static bool write_beneath(const struct pg_plan *pl, const char *path)
 	return false;
 }
 
-/* Split the absolute glob PATTERN into its literal base and the pattern
- * components, then walk the base if a child can see it. */
-static void expand_glob(struct pg_plan *pl, const char *pattern, const char *rule,
-			const struct pg_envelope_opts *o)
+/* Count one entry against the bound; false (reported once) past it. */
+static bool walk_counted(struct glob_walk *w, const char *path)
 {
-	char *copy = strdup(pattern), *save = NULL, *tok;
-	const char *comps[PATH_MAX / 2];
-	const char *names[64];
-	size_t nc = 0, first_glob = (size_t)-1;
-	char base[PATH_MAX] = "";
-	const char *access_rule;
-	struct glob_walk w;
-	int fd;
+	struct pg_plan *pl = w->pl;
 
-	if (!copy) {
+	if (pl->glob_count_hit)
+		return false;
+	if (++pl->glob_entries > w->max_entries) {
+		note(pl, false, path, w->pats[0]->rule,
+		     "glob walk stopped after %u entries: further matches are held in process only",
+		     w->max_entries);
+		pl->glob_count_hit = true;
+		return false;
+	}
+	return true;
+}
+
+/* May the walk go below DEPTH?  Reports the first time it may not. */
+static bool walk_deeper(struct glob_walk *w, const char *path, size_t depth)
+{
+	struct pg_plan *pl = w->pl;
+
+	if (depth < w->max_depth)
+		return true;
+	if (!pl->glob_depth_hit)
+		note(pl, false, path, w->pats[0]->rule,
+		     "glob walk stopped at depth %u: deeper matches are held in process only",
+		     w->max_depth);
+	pl->glob_depth_hit = true;
+	return false;
+}
+
+/* Match the entry at PATH (its components NAMES[0..N)) against every
+ * pattern; true when the walk should descend into it. */
+static bool glob_visit(struct glob_walk *w, const char *path, size_t n)
+{
+	const char *rule;
+	bool hidden = decide(w->pl, path, &rule) == PG_DENY;
+	bool descend = false, masked = false;
+
+	if (hidden && !entry_beneath(w->pl, path))
+		return false;   /* a child cannot see it: nothing to match */
+	for (size_t i = 0; i < w->npats; i++) {
+		const struct glob_pat *g = w->pats[i];
+
+		if (!hidden && glob_match(g->comps, g->ncomps, w->names, n)) {
+			add_entry(w->pl, strdup(path), g->access, g->final, g->rule, true);
+			masked |= g->access == PG_DENY;
+		}
+		descend |= glob_may_descend(g->comps, g->ncomps, w->names, n);
+	}
+	return descend && (!masked || entry_beneath(w->pl, path));
+}
+
+static void glob_walk_dir(struct glob_walk *w, int dfd, char *path, size_t plen, size_t depth)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(dfd);
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t nlen = strlen(de->d_name);
+		bool dir;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!walk_counted(w, path))
+			break;
+		if (plen + 1 + nlen >= PATH_MAX)
+			continue;
+		path[plen] = '/';
+		memcpy(path + plen + 1, de->d_name, nlen + 1);
+		w->names[depth] = de->d_name;
+		dir = de->d_type == DT_DIR;
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+
+			dir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			      S_ISDIR(st.st_mode);
+		}
+		if (glob_visit(w, path, depth + 1) && dir && walk_deeper(w, path, depth + 1)) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				glob_walk_dir(w, sub, path, plen + 1 + nlen, depth + 1);
+		}
+		path[plen] = '\0';
+		if (w->pl->glob_count_hit)
+			break;
+	}
+	closedir(d);
+}
+
+/* Split the absolute glob PATTERN into its literal base and the pattern
+ * components after it. */
+static int glob_split(struct glob_pat *g, const char *pattern)
+{
+	char *save = NULL, *tok;
+	size_t nc = 0, first = (size_t)-1;
+	const char *all[PG_PATH_MAX / 2 + 1];
+
+	g->copy = strdup(pattern);
+	if (!g->copy)
+		return -1;
+	for (tok = strtok_r(g->copy, "/", &save); tok && nc < sizeof(all) / sizeof(all[0]);
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (first == (size_t)-1 && pg_glob_is_pattern(tok, strlen(tok)))
+			first = nc;
+		all[nc++] = tok;
+	}
+	if (first == (size_t)-1)
+		first = nc;
+	g->base[0] = '\0';
+	for (size_t i = 0; i < first; i++) {
+		strncat(g->base, "/", sizeof(g->base) - strlen(g->base) - 1);
+		strncat(g->base, all[i], sizeof(g->base) - strlen(g->base) - 1);
+	}
+	if (!g->base[0])
+		strcpy(g->base, "/");
+	g->ncomps = nc - first;
+	memcpy(g->comps, all + first, g->ncomps * sizeof(all[0]));
+	return 0;
+}
+
+/* Absent names a glob matches in a writable region: held in process. */
+static void glob_seam(struct pg_plan *pl, const struct glob_pat *g)
+{
+	const char *rule;
+
+	if (decide(pl, g->base, &rule) != PG_WRITE && !write_beneath(pl, g->base))
+		return;
+	note(pl, true, g->base, g->rule, g->access == PG_DENY
+	     ? "absent names matching a denied glob in a writable region: held in process only for this launch"
+	     : "absent names matching a read-only glob in a writable region: a child can create and write them for this launch (held in process only); later launches bind them read-only");
+}
+
+/* Walk each distinct base once, matching all the globs that share it. */
+static void expand_globs(struct pg_plan *pl, struct glob_pat **pats, size_t n,
+			 const struct pg_envelope_opts *o)
+{
+	struct glob_walk w = { .pl = pl };
+
+	w.max_depth = o && o->glob_max_depth ? o->glob_max_depth : PG_GLOB_MAX_DEPTH;
+	if (w.max_depth > sizeof(w.names) / sizeof(w.names[0]))
+		w.max_depth = sizeof(w.names) / sizeof(w.names[0]);
+	w.max_entries = o && o->glob_max_entries ? o->glob_max_entries : PG_GLOB_MAX_ENTRIES;
+	for (size_t i = 0; i < n; i++)
+		glob_seam(pl, pats[i]);
+	for (size_t i = 0; i < n && !pl->oom; i++) {
+		char path[PATH_MAX];
+		size_t j = i, plen;
+		int fd;
+
+		if (i > 0 && strcmp(pats[i]->base, pats[i - 1]->base) == 0)
+			continue;
+		while (j < n && strcmp(pats[j]->base, pats[i]->base) == 0)
+			j++;
+		w.pats = pats + i;
+		w.npats = j - i;
+		fd = open(pats[i]->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		plen = strcmp(pats[i]->base, "/") == 0 ? 0 : strlen(pats[i]->base);
+		memcpy(path, pats[i]->base, plen);
+		path[plen] = '\0';
+		glob_walk_dir(&w, fd, path, plen, 0);
+	}
+}
+
+static int cmp_glob_base(const void *a, const void *b)
+{
+	const struct glob_pat *const *x = a, *const *y = b;
+
+	return strcmp((*x)->base, (*y)->base);
+}
+
+/* Deny and read globs: their existing matches become entries.  A write
+ * glob lays nothing (a missing grant only narrows). */
+static void lay_globs(struct pg_plan *pl, const char *root, const struct pg_rule *const *rules,
+		      size_t n, const struct pg_envelope_opts *o)
+{
+	struct glob_pat **pats = calloc(n + 1, sizeof(*pats));
+	size_t np = 0;
+
+	if (!pats) {
 		pl->oom = true;
 		return;
 	}
-	for (tok = strtok_r(copy, "/", &save); tok && nc < sizeof(comps) / sizeof(comps[0]);
-	     tok = strtok_r(NULL, "/", &save)) {
-		if (first_glob == (size_t)-1 && pg_glob_is_pattern(tok, strlen(tok)))
-			first_glob = nc;
-		comps[nc++] = tok;
-	}
-	if (first_glob == (size_t)-1)
-		first_glob = nc;
-	for (size_t i = 0; i < first_glob; i++) {
-		strncat(base, "/", sizeof(base) - strlen(base) - 1);
-		strncat(base, comps[i], sizeof(base) - strlen(base) - 1);
-	}
-	if (!base[0])
-		strcpy(base, "/");
-	if (decide(pl, base, &access_rule) == PG_WRITE || write_beneath(pl, base))
-		note(pl, true, base, rule,
-		     "absent names matching a denied glob in a writable region: held in process only for this launch");
-	w.pl = pl;
-	w.pat = comps + first_glob;
-	w.npat = nc - first_glob;
-	w.rule = rule;
-	w.max_depth = o && o->glob_max_depth ? o->glob_max_depth : PG_GLOB_MAX_DEPTH;
-	if (w.max_depth > sizeof(names) / sizeof(names[0]))
-		w.max_depth = sizeof(names) / sizeof(names[0]);
-	w.max_entries = o && o->glob_max_entries ? o->glob_max_entries : PG_GLOB_MAX_ENTRIES;
-	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		char path[PATH_MAX];
-		size_t plen = strcmp(base, "/") == 0 ? 0 : strlen(base);
+	for (size_t i = 0; i < n && !pl->oom; i++) {
+		struct glob_pat *g;
+		char *pattern;
 
-		memcpy(path, base, plen);
-		path[plen] = '\0';
-		glob_walk_dir(&w, fd, path, plen, names, 0);
+		if (!rules[i]->glob)
+			continue;
+		if (rules[i]->access == PG_WRITE) {
+			note(pl, false, rules[i]->path, pl->requested[i],
+			     "a write glob lays no mount: only the names it matches in process are writable");
+			continue;
+		}
+		g = calloc(1, sizeof(*g));
+		pattern = absolute_of(root, rules[i]);
+		if (!g || !pattern || glob_split(g, pattern) < 0) {
+			free(pattern);
+			if (g)
+				free(g->copy);
+			free(g);
+			pl->oom = true;
+			break;
+		}
+		free(pattern);
+		g->access = rules[i]->access;
+		g->final = rules[i]->final;
+		g->rule = pl->requested[i];
+		pats[np++] = g;
 	}
-	free(copy);
+	qsort(pats, np, sizeof(*pats), cmp_glob_base);
+	if (!pl->oom)
+		expand_globs(pl, pats, np, o);
+	for (size_t i = 0; i < np; i++) {
+		free(pats[i]->copy);
+		free(pats[i]);
+	}
+	free(pats);
 }
 
 /* ---------------------------------------------------------------- pins */
@@ -1144,6 +1269,13 @@ static void lay_base(struct pg_plan *pl)
 		m->why = "base";
 }
 
+/* /tmp itself, /dev and /proc belong to the envelope (a private tmpfs, a
+ * fresh devtmpfs and procfs); a workspace beneath /tmp is still bound. */
+static bool envelope_owned(const char *path)
+{
+	return strcmp(path, "/tmp") == 0 || covers("/dev", path) || covers("/proc", path);
+}
+
 static void lay_rules(struct pg_plan *pl)
 {
 	size_t n = pl->nentries;
@@ -1163,6 +1295,11 @@ static void lay_rules(struct pg_plan *pl)
 			continue;
 		if (i > 0 && strcmp(sorted[i].path, sorted[i - 1].path) == 0)
 			continue;   /* one path, one decision */
+		if (envelope_owned(sorted[i].path)) {
+			note(pl, false, sorted[i].path, sorted[i].rule,
+			     "the envelope gives every child its own /tmp, /dev and /proc: no host mount here");
+			continue;
+		}
 		acc = decide(pl, sorted[i].path, &rule);
 		if (acc == PG_DENY) {
 			lay_deny(pl, sorted[i].path, rule ? rule : sorted[i].rule);
@@ -1236,25 +1373,8 @@ pg_plan *pg_envelope_plan(const char *root, const struct pg_rule *const *rules,
 			add_entry(pl, absolute_of(root, rules[i]), rules[i]->access,
 				  rules[i]->final, buf, false);
 	}
-	for (size_t i = 0; i < n && !pl->oom; i++) {
-		char *pattern;
-
-		if (!rules[i]->glob)
-			continue;
-		render_rule(rules[i], buf, sizeof(buf));
-		if (rules[i]->access != PG_DENY) {
-			note(pl, false, rules[i]->path, buf,
-			     "a read or write glob lays no mount: only the names it matches in process are granted");
-			continue;
-		}
-		pattern = absolute_of(root, rules[i]);
-		if (!pattern) {
-			pl->oom = true;
-			break;
-		}
-		expand_glob(pl, pattern, buf, opts);
-		free(pattern);
-	}
+	if (!pl->oom)
+		lay_globs(pl, root, rules, n, opts);
 	if (!pl->oom)
 		lay_base(pl);
 	if (!pl->oom)

@@ -876,7 +876,9 @@ static void awkward_layouts_still_launch(void **state)
 	has(&res, "no-bashrc-target");
 	line(&res, "config");
 	line(&res, "worktree");
-	assert_true(plan_has_skip(pl, "/ws/wt/.git/hooks", "absent"));
+	/* .git is a file: hooks cannot be bound; a child could replace .git
+	 * by a directory and create them, so the plan names the seam. */
+	assert_true(plan_has_seam(pl, "/ws/wt/.git/hooks"));
 	assert_true(plan_has_skip(pl, "/ws/absent/dir", "absent"));
 	assert_same_host(before, skip);
 	{
@@ -1163,6 +1165,66 @@ static void public_api_spawns_from_a_root(void **state)
 	pg_policy_free(pol);
 }
 
+/* The embedded default profile: read globs ("read! **" "/.git/hooks") are
+ * bound read-only and pinned like named rules, deny globs masked, and the
+ * profile's "write /tmp" and "write /dev/null" leave the envelope's own
+ * /tmp and /dev in place. */
+static void default_profile_holds_in_the_envelope(void **state)
+{
+	static const char *const skip[] = { "ws", "ws/sub", NULL };
+	const struct pg_rule *rp[256];
+	pg_policy *pol = pg_policy_new();
+	char root[PATH_MAX];
+	struct run res;
+	pg_plan *pl;
+	char *before;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pg_policy_parse(pol, pg_default_policy_text, strlen(pg_default_policy_text)), 0);
+	n = pg_policy_rule_count(pol);
+	assert_true(n < 256);
+	for (size_t i = 0; i < n; i++)
+		rp[i] = pg_policy_rule(pol, i);
+	mkdirs("ws/.git/hooks");
+	mkdirs("ws/sub/deep/.git/hooks");
+	mkdirs("ws/.vscode");
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\n");
+	put("ws/sub/deep/.git/hooks/post-checkout", "#!/bin/sh\n");
+	put("ws/.vscode/tasks.json", "{}\n");
+	put("ws/.env", "TOKEN\n");
+	put("ws/sub/server.pem", "KEY\n");
+	put("ws/sub/notes.txt", "N\n");
+	path_of(root, "ws");
+	pl = pg_envelope_plan(root, rp, n, NULL);
+	assert_non_null(pl);
+	before = snapshot(skip);
+	run_ok(pl, "mv .git aside; echo mv=$?\n"
+		   TRY("sh -c 'echo x > .git/hooks/pre-commit'", "hook")
+		   TRY("sh -c 'echo x > sub/deep/.git/hooks/post-checkout'", "deep-hook")
+		   TRY("sh -c 'echo x > .vscode/tasks.json'", "vscode")
+		   TRY("cat .env", "dotenv")
+		   TRY("cat sub/server.pem", "pem")
+		   TRY("cat sub/notes.txt", "notes")
+		   TRY("sh -c 'echo x > sub/new.txt'", "work")
+		   TRY("sh -c 'echo x > /dev/null'", "devnull")
+		   TRY("sh -c 'echo x > /tmp/scratch && test ! -e /tmp/pg-default-probe'", "private-tmp")
+		   "echo ran\n", &res);
+	has(&res, "mv=1");
+	has(&res, "no-hook");
+	has(&res, "no-deep-hook");
+	has(&res, "no-vscode");
+	has(&res, "no-dotenv");
+	has(&res, "no-pem");
+	line(&res, "notes");
+	line(&res, "work");
+	line(&res, "devnull");
+	line(&res, "private-tmp");
+	assert_same_host(before, skip);
+	pg_plan_free(pl);
+	pg_policy_free(pol);
+}
+
 /* A symlink in a writable region (a child of an earlier launch could have
  * planted it) never carries a write or read rule outside what the rules
  * give its target. */
@@ -1265,6 +1327,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(report_after_launch_says_what_was_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(environment_is_cleared, setup, teardown),
 		cmocka_unit_test_setup_teardown(parsed_policy_drives_the_plan, setup, teardown),
+		cmocka_unit_test_setup_teardown(default_profile_holds_in_the_envelope, setup, teardown),
 		cmocka_unit_test_setup_teardown(public_api_spawns_from_a_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(planted_symlink_only_narrows, setup, teardown),
 	};
