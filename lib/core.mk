@@ -20,3 +20,22 @@ tests_test_ops_SOURCES = tests/test_ops.c
 tests_test_ops_CFLAGS = $(TEST_CFLAGS)
 tests_test_ops_LDADD = $(CORE_TEST_LIBS)
 TESTS += tests/test_ops
+
+check_PROGRAMS += tests/test_race_core
+tests_test_race_core_SOURCES = tests/test_race_core.c
+tests_test_race_core_CFLAGS = $(TEST_CFLAGS)
+tests_test_race_core_LDADD = $(CORE_TEST_LIBS)
+TESTS += tests/test_race_core
+
+check_PROGRAMS += tests/test_atomic_crash
+tests_test_atomic_crash_SOURCES = tests/test_atomic_crash.c
+tests_test_atomic_crash_CFLAGS = $(TEST_CFLAGS)
+tests_test_atomic_crash_LDADD = $(CORE_TEST_LIBS)
+TESTS += tests/test_atomic_crash
+
+# Skips (exit 77, reason printed) where the kernel has no CONFIG_UNICODE.
+check_PROGRAMS += tests/test_casefold
+tests_test_casefold_SOURCES = tests/test_casefold.c
+tests_test_casefold_CFLAGS = $(TEST_CFLAGS)
+tests_test_casefold_LDADD = $(CORE_TEST_LIBS)
+TESTS += tests/test_casefold
