@@ -609,6 +609,7 @@ static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
  * ("/ws") and the pattern components after it ("**", "*.pem"). */
 struct glob_pat {
 	char          *copy;      /* owns the component strings */
+	char          *folded;    /* owns their folded forms */
 	const char    *comps[PG_PATH_MAX / 2 + 1];
 	size_t         ncomps;
 	char           base[PATH_MAX];
@@ -617,27 +618,36 @@ struct glob_pat {
 	const char    *rule;      /* the plan's copy of the rendered rule */
 };
 
+#define GLOB_NAME_FOLDED (PG_NAME_MAX * 4 + 1)
+
 struct glob_walk {
 	struct pg_plan         *pl;
 	struct glob_pat *const *pats;  /* the patterns sharing this base */
 	size_t                  npats;
 	unsigned                max_depth;
 	unsigned                max_entries;
-	const char             *names[64];
+	const char             *names[64];   /* folded components below the base */
+	char                  (*folded)[GLOB_NAME_FOLDED];
 };
 
-/* Does NAME match the pattern component PAT?  The policy's component
- * matcher on both sides folded into their collision class: a deny or read
- * glob only ever matches more. */
+/* Fold NAME into its collision class in BUF (GLOB_NAME_FOLDED bytes); a
+ * name that cannot be folded is kept as it is. */
+static const char *fold_into(const char *name, char *buf)
+{
+	size_t n = pg_fold(name, strlen(name), buf, GLOB_NAME_FOLDED - 1);
+
+	if (n == (size_t)-1)
+		return name;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Does the folded NAME match the folded pattern component PAT?  The
+ * policy's own component matcher: a deny or read glob matches every
+ * spelling of a name, only ever more. */
 static bool component_match(const char *pat, const char *name)
 {
-	char fp[PG_NAME_MAX * 4 + 1], fn[PG_NAME_MAX * 4 + 1];
-	size_t lp = pg_fold(pat, strlen(pat), fp, sizeof(fp));
-	size_t ln = pg_fold(name, strlen(name), fn, sizeof(fn));
-
-	if (lp == (size_t)-1 || ln == (size_t)-1)
-		return pg_glob_match(pat, strlen(pat), name, strlen(name));
-	return pg_glob_match(fp, lp, fn, ln);
+	return pg_glob_match(pat, strlen(pat), name, strlen(name));
 }
 
 /* Does the component list NAMES[0..N) match PAT[0..NP)?  '**' matches any
@@ -720,6 +730,15 @@ static bool walk_deeper(struct glob_walk *w, const char *path, size_t depth)
 	return false;
 }
 
+/* The cheap test first: unless the pattern ends in '**', its last
+ * component must match the entry's own name. */
+static bool tail_may_match(const struct glob_pat *g, const char *name)
+{
+	const char *last = g->ncomps ? g->comps[g->ncomps - 1] : "";
+
+	return g->ncomps == 0 || strcmp(last, "**") == 0 || component_match(last, name);
+}
+
 /* Match the entry at PATH (its components NAMES[0..N)) against every
  * pattern; true when the walk should descend into it. */
 static bool glob_visit(struct glob_walk *w, const char *path, size_t n)
@@ -733,7 +752,8 @@ static bool glob_visit(struct glob_walk *w, const char *path, size_t n)
 	for (size_t i = 0; i < w->npats; i++) {
 		const struct glob_pat *g = w->pats[i];
 
-		if (!hidden && glob_match(g->comps, g->ncomps, w->names, n)) {
+		if (!hidden && tail_may_match(g, w->names[n - 1]) &&
+		    glob_match(g->comps, g->ncomps, w->names, n)) {
 			add_entry(w->pl, strdup(path), g->access, g->final, g->rule, true);
 			masked |= g->access == PG_DENY;
 		}
@@ -763,7 +783,7 @@ static void glob_walk_dir(struct glob_walk *w, int dfd, char *path, size_t plen,
 			continue;
 		path[plen] = '/';
 		memcpy(path + plen + 1, de->d_name, nlen + 1);
-		w->names[depth] = de->d_name;
+		w->names[depth] = fold_into(de->d_name, w->folded[depth]);
 		dir = de->d_type == DT_DIR;
 		if (de->d_type == DT_UNKNOWN) {
 			struct stat st;
@@ -812,7 +832,11 @@ static int glob_split(struct glob_pat *g, const char *pattern)
 	if (!g->base[0])
 		strcpy(g->base, "/");
 	g->ncomps = nc - first;
-	memcpy(g->comps, all + first, g->ncomps * sizeof(all[0]));
+	g->folded = calloc(g->ncomps + 1, GLOB_NAME_FOLDED);
+	if (!g->folded)
+		return -1;
+	for (size_t i = 0; i < g->ncomps; i++)
+		g->comps[i] = fold_into(all[first + i], g->folded + i * GLOB_NAME_FOLDED);
 	return 0;
 }
 
@@ -833,6 +857,12 @@ static void expand_globs(struct pg_plan *pl, struct glob_pat **pats, size_t n,
 			 const struct pg_envelope_opts *o)
 {
 	struct glob_walk w = { .pl = pl };
+
+	w.folded = calloc(sizeof(w.names) / sizeof(w.names[0]), GLOB_NAME_FOLDED);
+	if (!w.folded) {
+		pl->oom = true;
+		return;
+	}
 
 	w.max_depth = o && o->glob_max_depth ? o->glob_max_depth : PG_GLOB_MAX_DEPTH;
 	if (w.max_depth > sizeof(w.names) / sizeof(w.names[0]))
@@ -859,6 +889,7 @@ static void expand_globs(struct pg_plan *pl, struct glob_pat **pats, size_t n,
 		path[plen] = '\0';
 		glob_walk_dir(&w, fd, path, plen, 0);
 	}
+	free(w.folded);
 }
 
 static int cmp_glob_base(const void *a, const void *b)
@@ -895,8 +926,10 @@ static void lay_globs(struct pg_plan *pl, const char *root, const struct pg_rule
 		pattern = absolute_of(root, rules[i]);
 		if (!g || !pattern || glob_split(g, pattern) < 0) {
 			free(pattern);
-			if (g)
+			if (g) {
 				free(g->copy);
+				free(g->folded);
+			}
 			free(g);
 			pl->oom = true;
 			break;
@@ -912,6 +945,7 @@ static void lay_globs(struct pg_plan *pl, const char *root, const struct pg_rule
 		expand_globs(pl, pats, np, o);
 	for (size_t i = 0; i < np; i++) {
 		free(pats[i]->copy);
+		free(pats[i]->folded);
 		free(pats[i]);
 	}
 	free(pats);
