@@ -20,4 +20,8 @@ fi
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pg-env-nobody-XXXXXX") || exit 99
 trap 'rm -rf "$dir"' EXIT INT TERM
 chown 65534:65534 "$dir" && chmod 0700 "$dir" || exit 99
+if ! nobody test -w "$dir"; then
+	echo "SKIP: nobody cannot reach $dir (TMPDIR's parents are closed to it)"
+	exit 77
+fi
 nobody env TMPDIR="$dir" "$prog"
