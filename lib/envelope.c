@@ -337,7 +337,7 @@ static enum region kind_of_mount(enum mount_kind k)
 }
 
 /* The nearest rule mount covering PATH (index), or (size_t)-1. */
-static size_t nearest_mount(const struct pg_plan *pl, const char *path, bool strict)
+static size_t nearest_mount(const struct pg_plan *pl, const char *path)
 {
 	size_t best = (size_t)-1;
 	size_t bestlen = 0;
@@ -347,8 +347,6 @@ static size_t nearest_mount(const struct pg_plan *pl, const char *path, bool str
 		size_t len = strlen(m->dest);
 
 		if (!is_region_mount(m->kind) || !covers(m->dest, path))
-			continue;
-		if (strict && strcmp(m->dest, path) == 0)
 			continue;
 		if (best == (size_t)-1 || len >= bestlen) {
 			best = i;
@@ -363,7 +361,7 @@ static size_t nearest_mount(const struct pg_plan *pl, const char *path, bool str
  * bwrap's own empty root). */
 static enum region region_at(const struct pg_plan *pl, const char *path)
 {
-	size_t i = nearest_mount(pl, path, false);
+	size_t i = nearest_mount(pl, path);
 
 	if (i != (size_t)-1)
 		return kind_of_mount(pl->mounts[i].kind);
@@ -376,7 +374,7 @@ static enum region region_at(const struct pg_plan *pl, const char *path)
  * a name made there is made in memory only. */
 static bool in_made_tmpfs(const struct pg_plan *pl, const char *path)
 {
-	size_t i = nearest_mount(pl, path, false);
+	size_t i = nearest_mount(pl, path);
 
 	if (i != (size_t)-1)
 		return pl->mounts[i].kind == MK_MASK_DIR;
@@ -1036,6 +1034,7 @@ static void lay_pins(struct pg_plan *pl)
 			continue;
 		if (r == (size_t)-1 && (pl->base != REGION_RW || covers("/tmp", m->dest)))
 			continue;
+		/* pin_dir grows the array: copy what the walk needs first. */
 		top = r == (size_t)-1 ? "/" : pl->mounts[r].dest;
 		rule = strdup(m->rule);
 		dir = parent_of(m->dest);
@@ -1045,7 +1044,6 @@ static void lay_pins(struct pg_plan *pl)
 			pin_dir(pl, dir, r, rule);
 			free(dir);
 			dir = up;
-			m = &pl->mounts[i];   /* pin_dir may move the array */
 		}
 		free(dir);
 		free(rule);
