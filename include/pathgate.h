@@ -21,6 +21,10 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; what this header declares
+ * is its exported API (the version script then names each symbol). */
+#pragma GCC visibility push(default)
+
 #define PATHGATE_VERSION_MAJOR 0
 #define PATHGATE_VERSION_MINOR 1
 
@@ -172,6 +176,8 @@ int pg_spawn(pid_t *pid, pg_root *root, const char *file,
 /* The requested-versus-applied report of this thread's last pg_spawn (or
  * plan), a JSON document owned by the library until the next call. */
 const char *pg_spawn_report(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -1,1 +1,41 @@
-# shim/shim.mk: owned by its area; appends to the variables of Makefile.am.
+# shim/shim.mk: the pathgate command, the LD_PRELOAD interposer, and
+# pg_check_batch (lib/batch.c), with their tests.
+lib_libpathgate_internal_la_SOURCES += lib/batch.c lib/batch.h
+
+# The command links the internal library: explain reads the compiled
+# policy (pg_policy_judge, pins) that the shared library keeps private.
+bin_PROGRAMS += shim/pathgate
+shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
+	shim/cli-run.c shim/srt.c shim/srt.h
+shim_pathgate_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
+	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"'
+shim_pathgate_LDADD = lib/libpathgate-internal.la $(JSONC_LIBS)
+
+# The preload carries its own copy of the library (hidden symbols), so a
+# program that links libpathgate itself never meets it twice.
+pkglib_LTLIBRARIES = shim/libpathgate-preload.la
+shim_libpathgate_preload_la_SOURCES = shim/preload.c shim/preload.h \
+	shim/preload-fs.c shim/preload-exec.c
+# glibc marks path arguments nonnull; programs pass NULL anyway, and the
+# guard must see it rather than have the check optimised away.
+shim_libpathgate_preload_la_CFLAGS = $(AM_CFLAGS) -fno-delete-null-pointer-checks
+# --exclude-libs: the library inside stays hidden; only the interposed
+# libc names are exported, so a program linking libpathgate itself keeps
+# its own copy.
+shim_libpathgate_preload_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-Wl,--exclude-libs,ALL
+shim_libpathgate_preload_la_LIBADD = lib/libpathgate-internal.la -ldl
+
+dist_man_MANS += man/pathgate.1
+
+check_PROGRAMS += tests/test_batch
+tests_test_batch_SOURCES = tests/test_batch.c
+tests_test_batch_CFLAGS = $(TEST_CFLAGS) $(SECCOMP_CFLAGS)
+tests_test_batch_LDADD = $(TEST_LIBS) $(SECCOMP_LIBS)
+TESTS += tests/test_batch
+
+# An ASan-instrumented preload cannot load into uninstrumented programs:
+# the preload tests skip in a sanitizer build and say so.
+if SANITIZERS
+AM_TESTS_ENVIRONMENT += PG_SANITIZERS=1; export PG_SANITIZERS;
+endif

@@ -1,0 +1,262 @@
+/* cli-run.c - `pathgate run`: a command under the envelope, with the
+ * preload inside it, exiting with the command's status. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pathgate.h"
+#include "refusal.h"
+#include "cli.h"
+
+extern char **environ;
+
+struct run_opts {
+	const char *report;
+	bool        preload;
+	bool        envelope;
+};
+
+/* Find CMD as a shell would: a name with a '/' as is, else along $PATH.
+ * Returns CLI_OK with *FOUND set (owned by the caller), CLI_NOTFOUND or
+ * CLI_NOEXEC. */
+static int find_command(const char *cmd, char **found)
+{
+	const char *path = getenv("PATH");
+	const char *p, *end;
+	bool seen = false;
+	struct stat st;
+
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0)
+			return CLI_NOTFOUND;
+		if (S_ISDIR(st.st_mode) || access(cmd, X_OK) < 0)
+			return CLI_NOEXEC;
+		*found = strdup(cmd);
+		return *found ? CLI_OK : CLI_NOEXEC;
+	}
+	if (!*cmd)
+		return CLI_NOTFOUND;
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = end + 1) {
+		char *cand;
+
+		end = strchrnul(p, ':');
+		if (asprintf(&cand, "%.*s/%s", (int)(end - p), end == p ? "." : p, cmd) < 0)
+			return CLI_NOEXEC;
+		if (end == p) {
+			free(cand);
+			if (asprintf(&cand, "./%s", cmd) < 0)
+				return CLI_NOEXEC;
+		}
+		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*found = cand;
+				return CLI_OK;
+			}
+			seen = true;
+		}
+		free(cand);
+		if (!*end)
+			break;
+	}
+	return seen ? CLI_NOEXEC : CLI_NOTFOUND;
+}
+
+static const char *preload_path(void)
+{
+	const char *env = getenv("PATHGATE_PRELOAD");
+
+	return env && *env ? env : PG_PRELOAD_PATH;
+}
+
+/* The variables that configure the preload in the child.  Returns how
+ * many were written to VARS (each owned by the caller). */
+static size_t preload_vars(const struct cli_workspace *ws, const char *inherited_preload, char *vars[3])
+{
+	size_t n = 0;
+
+	if (inherited_preload && *inherited_preload) {
+		if (asprintf(&vars[n], "LD_PRELOAD=%s:%s", preload_path(), inherited_preload) >= 0)
+			n++;
+	} else if (asprintf(&vars[n], "LD_PRELOAD=%s", preload_path()) >= 0) {
+		n++;
+	}
+	if (asprintf(&vars[n], "PATHGATE_ROOT=%s", pg_root_path(ws->root)) >= 0)
+		n++;
+	if (ws->source && asprintf(&vars[n], "PATHGATE_POLICY=%s", ws->source) >= 0)
+		n++;
+	return n;
+}
+
+static bool is_var(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+/* environ without the preload's variables, plus VARS. */
+static char **build_env(char *const *vars, size_t nvars, bool keep_host)
+{
+	size_t n = 0, i, k = 0;
+	char **env;
+
+	if (keep_host)
+		while (environ[n])
+			n++;
+	env = calloc(n + nvars + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!is_var(environ[i], "LD_PRELOAD") && !is_var(environ[i], "PATHGATE_ROOT") &&
+		    !is_var(environ[i], "PATHGATE_POLICY"))
+			env[k++] = environ[i];
+	for (i = 0; i < nvars; i++)
+		env[k++] = vars[i];
+	return env;
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			perror("pathgate: run: waitpid");
+			return CLI_SANDBOX;
+		}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return CLI_SANDBOX;
+}
+
+static void write_report(const char *file, const char *json)
+{
+	FILE *f = fopen(file, "we");
+
+	if (!f || fputs(json, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
+		fprintf(stderr, "pathgate: run: --report %s: %s\n", file, strerror(errno));
+}
+
+static int spawn_failed(const char *cmd)
+{
+	int err = errno;
+
+	if (pg_refusal_code() == PG_R_SANDBOX_UNAVAILABLE) {
+		cli_print_refusal(stderr, "run: the envelope cannot be built here");
+		return CLI_SANDBOX;
+	}
+	fprintf(stderr, "pathgate: run: %s: %s\n", cmd, strerror(err));
+	if (err == ENOENT)
+		return CLI_NOTFOUND;
+	return err == EACCES || err == ENOEXEC || err == EISDIR ? CLI_NOEXEC : CLI_SANDBOX;
+}
+
+static int run_command(struct cli_workspace *ws, const struct run_opts *o, char *const cmdv[])
+{
+	char *file = NULL, *vars[3] = { 0 }, **env = NULL;
+	size_t nvars = 0, i;
+	pid_t pid;
+	int rc = find_command(cmdv[0], &file);
+
+	if (rc != CLI_OK) {
+		fprintf(stderr, "pathgate: run: %s: %s\n", cmdv[0],
+			rc == CLI_NOTFOUND ? "command not found" : "not executable");
+		return rc;
+	}
+	if (o->preload) {
+		if (access(preload_path(), R_OK) < 0) {
+			fprintf(stderr, "pathgate: run: the preload %s: %s (set PATHGATE_PRELOAD, or --no-preload)\n",
+				preload_path(), strerror(errno));
+			rc = CLI_USAGE;
+			goto out;
+		}
+		nvars = preload_vars(ws, o->envelope ? NULL : getenv("LD_PRELOAD"), vars);
+	}
+	env = build_env(vars, nvars, !o->envelope);
+	if (!env) {
+		perror("pathgate");
+		rc = CLI_USAGE;
+		goto out;
+	}
+	if (o->envelope) {
+		if (pg_spawn(&pid, ws->root, file, NULL, NULL, cmdv, env) < 0) {
+			rc = spawn_failed(cmdv[0]);
+			goto out;
+		}
+		if (o->report)
+			write_report(o->report, pg_spawn_report());
+	} else {
+		int err = posix_spawn(&pid, file, NULL, NULL, cmdv, env);
+
+		if (err) {
+			errno = err;
+			rc = spawn_failed(cmdv[0]);
+			goto out;
+		}
+		if (o->report)
+			write_report(o->report, o->preload ? "{\"envelope\":false,\"preload\":true}"
+							   : "{\"envelope\":false,\"preload\":false}");
+	}
+	rc = wait_status(pid);
+out:
+	for (i = 0; i < nvars; i++)
+		free(vars[i]);
+	free(env);
+	free(file);
+	return rc;
+}
+
+int run_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, CLI_OPT_ROOT },
+		{ "policy", required_argument, NULL, CLI_OPT_POLICY },
+		{ "report", required_argument, NULL, 'r' },
+		{ "no-preload", no_argument, NULL, 'P' },
+		{ "no-envelope", no_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_workspace ws = { 0 };
+	struct run_opts o = { .preload = true, .envelope = true };
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (cli_workspace_option(&ws, c, optarg))
+			continue;
+		switch (c) {
+		case 'r': o.report = optarg; break;
+		case 'P': o.preload = false; break;
+		case 'E': o.envelope = false; break;
+		case 'h': fputs(cli_usage_text, stdout); return CLI_OK;
+		default: fputs(cli_usage_text, stderr); return CLI_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fputs("pathgate: run: no command given (pathgate run [OPTION]... -- CMD [ARG]...)\n", stderr);
+		return CLI_USAGE;
+	}
+	if (!o.preload && !o.envelope) {
+		fputs("pathgate: run: --no-preload with --no-envelope would run the command unconfined; refused\n",
+		      stderr);
+		return CLI_USAGE;
+	}
+	rc = cli_workspace_open(&ws);
+	if (rc == CLI_OK) {
+		fflush(stdout);
+		rc = run_command(&ws, &o, argv + optind);
+	}
+	cli_workspace_close(&ws);
+	return rc;
+}

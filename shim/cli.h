@@ -1,0 +1,55 @@
+/* cli.h - what the pieces of the pathgate command share: the workspace a
+ * subcommand acts on (root directory, the policy and where it came from)
+ * and the output helpers.  Exit codes: 0 success, 1 refused, 2 usage or
+ * policy error; `run` adds the codes of run_main. */
+#ifndef PG_CLI_H
+#define PG_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pathgate.h"
+
+#define CLI_OK        0
+#define CLI_REFUSED   1
+#define CLI_USAGE     2
+/* pathgate run: the envelope cannot be built on this host. */
+#define CLI_SANDBOX   125
+#define CLI_NOEXEC    126
+#define CLI_NOTFOUND  127
+
+struct cli_workspace {
+	const char *root_dir;    /* --root, "." by default */
+	const char *policy_file; /* --policy, or NULL */
+	char       *source;      /* absolute path of the policy file used; NULL: the embedded default */
+	pg_policy  *policy;
+	pg_root    *root;
+};
+
+/* Load the policy (--policy FILE, else ROOT/.pathgate, else the embedded
+ * default) and open the root.  Prints what went wrong; returns CLI_OK or
+ * CLI_USAGE. */
+int  cli_workspace_open(struct cli_workspace *ws);
+void cli_workspace_close(struct cli_workspace *ws);
+
+/* The refusal of the last library call, as "name: rule" for messages. */
+void cli_print_refusal(FILE *out, const char *what);
+
+/* S as a JSON string (quotes included).  Bytes that are not UTF-8 are
+ * written as \u00XX escapes so the output is always valid JSON. */
+void cli_json_string(FILE *out, const char *s);
+
+/* The subcommands other than check and policy, each in its own file. */
+int explain_main(int argc, char **argv);
+int plan_main(int argc, char **argv);
+int run_main(int argc, char **argv);
+
+/* Common options of every workspace subcommand: returns true when OPT
+ * (a getopt_long value) was one of them. */
+#define CLI_OPT_ROOT   0x100
+#define CLI_OPT_POLICY 0x101
+bool cli_workspace_option(struct cli_workspace *ws, int opt, const char *arg);
+
+extern const char cli_usage_text[];
+
+#endif

@@ -1,0 +1,540 @@
+/* preload.c - the guard of libpathgate-preload.so: configuration, the held
+ * root, re-entrancy, and where a path argument lands.
+ *
+ * The library linked in here makes libc calls (openat, fstatat, mkdirat,
+ * ...) that this object also interposes.  A per-thread depth sends every
+ * call made while a thread is inside the guard straight to libc, so the
+ * library never judges its own work twice or recurses.
+ *
+ * Programs may close every fd, or dup2 over the root's fd.  The root's fd
+ * is moved out of the way (a high number) and its identity is checked on
+ * each use; when it is gone or something else, the root is opened again.
+ * The old pg_root is left behind, never closed: its fd number may belong
+ * to the program now. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pathgate.h"
+#include "policy.h"
+#include "refusal.h"
+#include "root.h"
+#include "preload.h"
+
+enum pl_state { PL_INERT, PL_ACTIVE, PL_BROKEN };
+
+static struct {
+	enum pl_state   state;
+	pg_policy      *policy;
+	pg_root        *root;           /* read and swapped atomically */
+	dev_t           dev;
+	ino_t           ino;
+	char            root_path[PATH_MAX];
+	size_t          root_len;
+	char            self[PATH_MAX];  /* this object's canonical path */
+	char            self_given[PATH_MAX]; /* as the loader named it */
+	char            env_preload[PATH_MAX + 16];
+	char            env_root[PATH_MAX + 16];
+	char            env_policy[PATH_MAX + 20];
+	bool            log;
+	pthread_mutex_t reopen;
+} g = { .reopen = PTHREAD_MUTEX_INITIALIZER };
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static __thread int depth __attribute__((tls_model("initial-exec")));
+
+void *pl_real(const char *name, void **slot)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!p) {
+		p = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
+static void say(const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = b ? strlen(b) : 0, lc = c ? strlen(c) : 0;
+	char line[PATH_MAX + 256];
+	size_t n = 0;
+
+	if (la + lb + lc + 2 > sizeof(line))
+		return;
+	memcpy(line + n, a, la), n += la;
+	if (b)
+		memcpy(line + n, b, lb), n += lb;
+	if (c)
+		memcpy(line + n, c, lc), n += lc;
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, n) < 0)
+		return;
+}
+
+/* Move FD above the numbers programs use and expect free (daemons that
+ * close(0) and reopen, shells that dup2 onto 3..9). */
+static int move_high(int fd)
+{
+	struct rlimit rl;
+	long floor = 1000;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)rl.rlim_cur - 64 < floor)
+		floor = (long)rl.rlim_cur - 64;
+	if (floor <= 10)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+static pg_root *open_root(const char *dir)
+{
+	pg_root *root = pg_root_open(dir, g.policy, 0);
+	struct stat st;
+
+	if (!root)
+		return NULL;
+	/* The preload is the one holder that must keep its fd out of the
+	 * program's way; root.c owns the field otherwise. */
+	root->fd = move_high(root->fd);
+	if (fstat(root->fd, &st) < 0) {
+		pg_root_close(root);
+		return NULL;
+	}
+	g.dev = st.st_dev;
+	g.ino = st.st_ino;
+	return root;
+}
+
+static int load_policy(const char *root_dir)
+{
+	const char *file = getenv("PATHGATE_POLICY");
+	char dflt[PATH_MAX], canon[PATH_MAX];
+	struct stat st;
+
+	g.policy = pg_policy_new();
+	if (!g.policy)
+		return -1;
+	if (!file || !*file) {
+		if (snprintf(dflt, sizeof(dflt), "%s/.pathgate", root_dir) < (int)sizeof(dflt) &&
+		    stat(dflt, &st) == 0 && S_ISREG(st.st_mode))
+			file = dflt;
+	}
+	if (!file || !*file)
+		return pg_policy_parse(g.policy, pg_default_policy_text, strlen(pg_default_policy_text));
+	if (pg_policy_load(g.policy, file) < 0)
+		return -1;
+	if (file != dflt) {
+		if (!realpath(file, canon))
+			snprintf(canon, sizeof(canon), "%s", file);
+		snprintf(g.env_policy, sizeof(g.env_policy), "PATHGATE_POLICY=%s", canon);
+	}
+	return 0;
+}
+
+static void find_self(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)pl_enter, &info) && info.dli_fname) {
+		snprintf(g.self_given, sizeof(g.self_given), "%s", info.dli_fname);
+		if (!realpath(info.dli_fname, g.self))
+			snprintf(g.self, sizeof(g.self), "%s", info.dli_fname);
+	}
+	snprintf(g.env_preload, sizeof(g.env_preload), "LD_PRELOAD=%s", g.self);
+}
+
+static void init(void)
+{
+	const char *dir = getenv("PATHGATE_ROOT");
+	const char *log = getenv("PATHGATE_LOG");
+	pg_root *root;
+
+	if (!dir || !*dir) {
+		g.state = PL_INERT;
+		return;
+	}
+	g.log = log && *log && strcmp(log, "0") != 0;
+	find_self();
+	snprintf(g.env_root, sizeof(g.env_root), "PATHGATE_ROOT=%s", dir);
+	if (load_policy(dir) < 0) {
+		const struct pg_refusal *r = pg_last_refusal();
+
+		say("pathgate-preload: the policy does not load, every file operation is refused: ",
+		    r->rule && *r->rule ? r->rule : strerror(errno), NULL);
+		g.state = PL_BROKEN;
+		return;
+	}
+	root = open_root(dir);
+	if (!root) {
+		say("pathgate-preload: the root ", dir, " does not open, every file operation is refused");
+		g.state = PL_BROKEN;
+		return;
+	}
+	snprintf(g.root_path, sizeof(g.root_path), "%s", pg_root_path(root));
+	g.root_len = strlen(g.root_path);
+	snprintf(g.env_root, sizeof(g.env_root), "PATHGATE_ROOT=%s", g.root_path);
+	__atomic_store_n(&g.root, root, __ATOMIC_RELEASE);
+	g.state = PL_ACTIVE;
+}
+
+__attribute__((constructor)) static void pl_constructor(void)
+{
+	depth++;
+	pthread_once(&once, init);
+	depth--;
+}
+
+bool pl_enter(void)
+{
+	if (depth > 0)
+		return false;
+	depth++;
+	pthread_once(&once, init);
+	if (g.state == PL_INERT) {
+		depth--;
+		return false;
+	}
+	return true;
+}
+
+void pl_leave(void)
+{
+	int saved = errno;
+
+	depth--;
+	errno = saved;
+}
+
+bool pl_active(void)
+{
+	if (depth == 0) {
+		depth++;
+		pthread_once(&once, init);
+		depth--;
+	}
+	return g.state != PL_INERT;
+}
+
+/* The root, opened again if the program closed or replaced its fd. */
+static pg_root *live_root(void)
+{
+	pg_root *root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
+	struct stat st;
+
+	if (root && fstat(root->fd, &st) == 0 && st.st_dev == g.dev && st.st_ino == g.ino)
+		return root;
+	pthread_mutex_lock(&g.reopen);
+	root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
+	if (!root || fstat(root->fd, &st) < 0 || st.st_dev != g.dev || st.st_ino != g.ino) {
+		pg_root *fresh = open_root(g.root_path);
+
+		if (fresh)
+			__atomic_store_n(&g.root, fresh, __ATOMIC_RELEASE);
+		root = fresh;
+	}
+	pthread_mutex_unlock(&g.reopen);
+	return root;
+}
+
+/* Fold ".", ".." and "//" of the absolute name S in place. */
+static void fold_absolute(char *s)
+{
+	char *out = s, *p = s;
+
+	while (*p) {
+		char *end;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchrnul(p, '/');
+		len = (size_t)(end - p);
+		if (len == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (out > s && *--out != '/')
+				;
+		} else {
+			*out++ = '/';
+			memmove(out, p, len);
+			out += len;
+		}
+		p = end;
+	}
+	if (out == s)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/* The part of absolute name S beneath the root, or NULL. */
+static const char *beneath_root(const char *s)
+{
+	if (g.root_len == 1)
+		return s + 1;
+	if (strncmp(s, g.root_path, g.root_len) != 0)
+		return NULL;
+	if (s[g.root_len] == '\0')
+		return s + g.root_len;
+	if (s[g.root_len] == '/')
+		return s + g.root_len + 1;
+	return NULL;
+}
+
+static int base_of(int dirfd, char *buf, size_t size)
+{
+	char proc[40];
+	ssize_t n;
+
+	if (dirfd == AT_FDCWD) {
+		if (!getcwd(buf, size))
+			return -1;
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+		n = readlink(proc, buf, size - 1);
+		if (n < 0) {
+			if (fcntl(dirfd, F_GETFD) < 0)
+				return -1;   /* EBADF, as the call would say */
+			errno = EACCES;
+			return -1;
+		}
+		buf[n] = '\0';
+	}
+	if (buf[0] != '/') {
+		/* "(unreachable)/...", "pipe:[..]": no name to judge */
+		errno = dirfd == AT_FDCWD ? EACCES : ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
+{
+	const char *tail;
+	size_t len;
+
+	n->where = PL_PASS;
+	n->root = NULL;
+	if (!path || !*path)
+		return 0;   /* AT_EMPTY_PATH on an fd, or libc's own EFAULT/ENOENT */
+	(void)at_flags;
+	if (g.state == PL_BROKEN) {
+		errno = EACCES;
+		return -1;
+	}
+	if (path[0] == '/') {
+		len = strlen(path);
+		if (len >= sizeof(n->abs)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(n->abs, path, len + 1);
+	} else {
+		if (base_of(dirfd, n->abs, sizeof(n->abs)) < 0)
+			return -1;
+		len = strlen(n->abs);
+		if (len + 1 + strlen(path) >= sizeof(n->abs)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		n->abs[len] = '/';
+		strcpy(n->abs + len + 1, path);
+	}
+	/* The library resolves the raw text itself (symlinks, ".."), so it
+	 * gets the name as the program wrote it, relative to the root. */
+	tail = beneath_root(n->abs);
+	n->rel[0] = '\0';
+	if (tail && strlen(tail) + 1 < sizeof(n->rel))
+		strcpy(n->rel, *tail ? tail : ".");
+	fold_absolute(n->abs);
+	n->root = (at_flags & PL_LOCATE_NAME_ONLY) ? __atomic_load_n(&g.root, __ATOMIC_ACQUIRE)
+						   : live_root();
+	if (!n->root) {
+		errno = EACCES;
+		return -1;
+	}
+	tail = beneath_root(n->abs);
+	if (!tail) {
+		n->where = PL_OUTSIDE;
+		return 0;
+	}
+	n->where = PL_INSIDE;
+	if (!n->rel[0]) {
+		if (strlen(tail) + 1 >= sizeof(n->rel)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		strcpy(n->rel, *tail ? tail : ".");
+	}
+	return 0;
+}
+
+int pl_judge_name(const struct pl_name *n, enum pg_op op)
+{
+	struct pg_judgement j;
+	const char *name = n->abs;
+	char rule[512];
+
+	if (n->where == PL_PASS)
+		return 0;
+	if (n->where == PL_INSIDE) {
+		name = beneath_root(n->abs);
+		if (!name)
+			name = "";
+	}
+	pthread_rwlock_rdlock(&n->root->lock);
+	pg_policy_judge(n->root->policy, name, strlen(name), &j);
+	pthread_rwlock_unlock(&n->root->lock);
+	if (j.access == PG_DENY || (op != PG_OP_READ && j.access == PG_READ)) {
+		rule[0] = '\0';
+		if (j.rule)
+			pg_rule_render(j.rule, rule, sizeof(rule));
+		if (j.access == PG_DENY)
+			return pg_refuse(PG_R_DENIED, EACCES, n->abs, rule);
+		return pg_refuse(PG_R_READ_ONLY, EROFS, n->abs, rule);
+	}
+	return 0;
+}
+
+int pl_judge(const struct pl_name *n, enum pg_op op)
+{
+	struct pg_verdict v;
+
+	if (n->where == PL_INSIDE)
+		return pg_check(n->root, n->rel, op, &v);
+	return pl_judge_name(n, op);
+}
+
+void pl_log_refusal(const char *call, const char *path)
+{
+	const struct pg_refusal *r;
+	int saved = errno;
+	char head[PATH_MAX + 64], tail[600];
+
+	if (!g.log)
+		return;
+	r = pg_last_refusal();
+	snprintf(head, sizeof(head), "pathgate-preload: %s %s: ", call, path ? path : "");
+	if (r->name)
+		snprintf(tail, sizeof(tail), "%s%s%s", r->name, r->rule && *r->rule ? ": " : "",
+			 r->rule ? r->rule : "");
+	else
+		snprintf(tail, sizeof(tail), "%s", strerror(saved));
+	say(head, tail, NULL);
+	errno = saved;
+}
+
+/* ------------------------------------------------------------ environment */
+
+static bool is_var(const char *entry, const char *name, size_t len)
+{
+	return strncmp(entry, name, len) == 0 && entry[len] == '=';
+}
+
+/* True when the LD_PRELOAD list VALUE already names this object. */
+static bool names_self(const char *value)
+{
+	const char *p = value;
+
+	while (*p) {
+		size_t len = strcspn(p, ": ");
+
+		if ((len == strlen(g.self) && strncmp(p, g.self, len) == 0) ||
+		    (len == strlen(g.self_given) && strncmp(p, g.self_given, len) == 0))
+			return true;
+		p += len;
+		p += strspn(p, ": ");
+	}
+	return false;
+}
+
+size_t pl_env_count(char *const envp[])
+{
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+void pl_env_inject(char *const envp[], char **out, char *buf)
+{
+	const char *theirs = NULL;
+	size_t i, k = 0;
+
+	for (i = 0; envp && envp[i]; i++) {
+		if (is_var(envp[i], "LD_PRELOAD", 10)) {
+			theirs = envp[i];
+			continue;
+		}
+		if (is_var(envp[i], "PATHGATE_ROOT", 13) || is_var(envp[i], "PATHGATE_POLICY", 15))
+			continue;
+		out[k++] = envp[i];
+	}
+	if (theirs && names_self(theirs + 11)) {
+		out[k++] = (char *)theirs;
+	} else if (theirs && theirs[11] && strlen(g.env_preload) + strlen(theirs + 11) + 2 < PL_ENV_BUF) {
+		size_t a = strlen(g.env_preload), b = strlen(theirs + 11);
+
+		memcpy(buf, g.env_preload, a);
+		buf[a] = ':';
+		memcpy(buf + a + 1, theirs + 11, b + 1);
+		out[k++] = buf;
+	} else {
+		out[k++] = g.env_preload;
+	}
+	out[k++] = g.env_root;
+	if (g.env_policy[0])
+		out[k++] = g.env_policy;
+	out[k] = NULL;
+}
+
+void pl_environ_ensure(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	const char *v;
+
+	if (!pl_active())
+		return;
+	pthread_mutex_lock(&lock);
+	v = getenv("LD_PRELOAD");
+	if (!v || !names_self(v)) {
+		char merged[PL_ENV_BUF];
+
+		size_t a = strlen(g.self), b = v ? strlen(v) : 0;
+
+		if (b && a + b + 2 < sizeof(merged)) {
+			memcpy(merged, g.self, a);
+			merged[a] = ':';
+			memcpy(merged + a + 1, v, b + 1);
+			setenv("LD_PRELOAD", merged, 1);
+		} else {
+			setenv("LD_PRELOAD", g.self, 1);
+		}
+	}
+	v = getenv("PATHGATE_ROOT");
+	if (!v || strcmp(v, g.env_root + 14) != 0)
+		setenv("PATHGATE_ROOT", g.env_root + 14, 1);
+	if (g.env_policy[0]) {
+		v = getenv("PATHGATE_POLICY");
+		if (!v || strcmp(v, g.env_policy + 16) != 0)
+			setenv("PATHGATE_POLICY", g.env_policy + 16, 1);
+	}
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,94 @@
+/* preload.h - owns the guard of libpathgate-preload.so: its configuration
+ * (PATHGATE_ROOT, PATHGATE_POLICY), the held root, the per-thread
+ * re-entrancy depth, the real libc functions, and where a path argument
+ * lands (inside the root, or a host path judged by the absolute rules).
+ * preload-fs.c and preload-exec.c hold the interposers.
+ *
+ * Not a boundary: a program that makes raw syscalls, or a static binary,
+ * never meets it.  It gives the confined program precise, ordinary errors
+ * (EACCES, EROFS, EBUSY) for what the envelope holds anyway. */
+#ifndef PG_PRELOAD_H
+#define PG_PRELOAD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "pathgate.h"
+
+/* The guard's own functions stay inside this object: only the
+ * interposed libc names are exported. */
+#pragma GCC visibility push(hidden)
+
+/* Enter the guard for one call: true when the call must be judged (the
+ * preload is configured and this thread is not already inside it, e.g.
+ * in the library's own libc calls).  Every true is paired with
+ * pl_leave(), which keeps errno. */
+bool pl_enter(void);
+void pl_leave(void);
+
+/* The next definition of NAME (libc's), looked up once into *SLOT. */
+void *pl_real(const char *name, void **slot);
+#define PL_REAL(fn) \
+	((__typeof__(&fn))pl_real(#fn, (void **)&pl_real_##fn))
+#define PL_DECLARE_REAL(fn) static __typeof__(&fn) pl_real_##fn
+
+enum pl_where {
+	PL_PASS,     /* nothing to judge (an fd operation): call libc as is */
+	PL_INSIDE,   /* beneath the root: the library acts or judges */
+	PL_OUTSIDE,  /* a host path: the policy's absolute rules judge */
+};
+
+struct pl_name {
+	enum pl_where where;
+	pg_root      *root;              /* with PL_INSIDE and PL_OUTSIDE */
+	char          rel[PG_PATH_MAX + 2]; /* PL_INSIDE: root-relative ("." for the root) */
+	char          abs[PATH_MAX];     /* lexically normal absolute name */
+};
+
+/* Where PATH, relative to DIRFD (AT_FDCWD: the real cwd), lands.
+ * Returns 0, or -1 with errno set when it cannot be known (the call is
+ * then refused: a missing guarantee is a refusal). */
+int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n);
+/* An AT_FLAGS bit for pl_locate: the name only, for pl_judge_name (never
+ * re-opens the root, allocates nothing: safe in a vfork child). */
+#define PL_LOCATE_NAME_ONLY 0x40000000
+
+/* Judge N for OP: inside the root with pg_check, outside by the absolute
+ * rules (deny: EACCES; read for a write: EROFS).  0 or -1 with errno. */
+int pl_judge(const struct pl_name *n, enum pg_op op);
+/* The absolute rules alone, allocating nothing (safe after vfork). */
+int pl_judge_name(const struct pl_name *n, enum pg_op op);
+
+/* Log a refusal to stderr when PATHGATE_LOG is set (keeps errno). */
+void pl_log_refusal(const char *call, const char *path);
+
+/* Children keep the preload: ENVP with LD_PRELOAD and PATHGATE_* put back
+ * into OUT (room for env_count(ENVP) + PL_ENV_EXTRA pointers); BUF (PL_ENV_BUF
+ * bytes) holds a merged LD_PRELOAD.  Allocates nothing (vfork). */
+#define PL_ENV_EXTRA 4
+#define PL_ENV_BUF   (PATH_MAX * 2 + 16)
+size_t pl_env_count(char *const envp[]);
+void   pl_env_inject(char *const envp[], char **out, char *buf);
+/* The same for environ itself (system, popen): setenv what is missing. */
+void   pl_environ_ensure(void);
+/* True when the preload is active (configured), so children need it. */
+bool   pl_active(void);
+
+#pragma GCC visibility pop
+
+/* glibc symbols no public header declares. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+int __xstat(int ver, const char *path, struct stat *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags);
+int __xstat64(int ver, const char *path, struct stat64 *st);
+int __lxstat64(int ver, const char *path, struct stat64 *st);
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags);
+int newfstatat(int dirfd, const char *path, struct stat *st, int flags);
+
+#endif
