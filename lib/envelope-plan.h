@@ -75,6 +75,8 @@ struct pg_plan {
 
 	struct plan_note *skips, *seams;
 	size_t  nskips, capskips, nseams, capseams;
+	struct plan_note *seeds;  /* absent read/deny names that still pin */
+	size_t  nseeds, capseeds;
 
 	char  **args;             /* NULL-terminated bwrap argv (no command) */
 	size_t  nargs, capargs;

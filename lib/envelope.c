@@ -224,6 +224,7 @@ void pg_plan_free(pg_plan *pl)
 		free(pl->requested[i]);
 	free(pl->requested);
 	free_notes(pl->skips, pl->nskips);
+	free_notes(pl->seeds, pl->nseeds);
 	free_notes(pl->seams, pl->nseams);
 	for (size_t i = 0; i < pl->nargs; i++)
 		free(pl->args[i]);
@@ -397,6 +398,30 @@ static const char *region_name(enum region r)
 
 /* ----------------------------------------------------------- laying */
 
+/* An absent read or deny name in a writable region still pins the
+ * directories that exist above it (invariant 6 is about the rule, not
+ * about what exists yet). */
+static void add_pin_seed(struct pg_plan *pl, const char *path, const char *rule)
+{
+	struct plan_note *n;
+
+	if (!GROW(pl->seeds, pl->nseeds, pl->capseeds)) {
+		pl->oom = true;
+		return;
+	}
+	n = &pl->seeds[pl->nseeds];
+	n->path = strdup(path);
+	n->rule = strdup(rule ? rule : "");
+	n->why = NULL;
+	if (!n->path || !n->rule) {
+		free(n->path);
+		free(n->rule);
+		pl->oom = true;
+		return;
+	}
+	pl->nseeds++;
+}
+
 static const char SEAM_ABSENT[] =
 	"absent denied name in a writable region: held in process only; a child can create it for this launch, every later launch masks it";
 
@@ -405,7 +430,10 @@ static void lay_absent_deny(struct pg_plan *pl, const char *path, const char *ru
 	enum region r = region_at(pl, path);
 
 	if (r == REGION_RW)
+	{
 		note(pl, true, path, rule, SEAM_ABSENT);
+		add_pin_seed(pl, path, rule);
+	}
 	else
 		note(pl, false, path, rule,
 		     "absent: nothing to mask (its region is %s, creation is already refused)",
@@ -550,14 +578,17 @@ static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
 	char *canon;
 
 	if (fd < 0) {
-		if ((errno == ENOENT || errno == ENOTDIR) && acc == PG_READ &&
-		    region_at(pl, path) == REGION_RW)
+		int err = errno;
+
+		if (err != ENOENT && err != ENOTDIR) {
+			note(pl, false, path, rule, "cannot inspect: %s: nothing mounted", strerror(err));
+		} else if (acc == PG_READ && region_at(pl, path) == REGION_RW) {
 			note(pl, true, path, rule,
 			     "absent read-only name in a writable region: a child can create and write it for this launch (held in process only); every later launch binds it read-only");
-		else if (errno == ENOENT || errno == ENOTDIR)
+			add_pin_seed(pl, path, rule);
+		} else {
 			note(pl, false, path, rule, "absent: nothing mounted");
-		else
-			note(pl, false, path, rule, "cannot inspect: %s: nothing mounted", strerror(errno));
+		}
 		return;
 	}
 	if (!(canon = fd_path(fd))) {
@@ -1011,43 +1042,70 @@ static void pin_dir(struct pg_plan *pl, const char *dir, size_t region, const ch
 		m->why = "pin";
 }
 
+/* The rule mount PATH lies in, among the first N mounts (index), or
+ * (size_t)-1 for the base. */
+static size_t region_mount(const struct pg_plan *pl, const char *path, size_t n)
+{
+	size_t r = (size_t)-1;
+
+	for (size_t j = 0; j < n; j++)
+		if (is_region_mount(pl->mounts[j].kind) &&
+		    strictly_beneath(path, pl->mounts[j].dest) &&
+		    (r == (size_t)-1 || strlen(pl->mounts[j].dest) > strlen(pl->mounts[r].dest)))
+			r = j;
+	return r;
+}
+
+/* Pin every directory strictly between PATH's writable region and PATH,
+ * top down; with ABSENT_OK, stop quietly where the directories end. */
+static void pin_between(struct pg_plan *pl, const char *path, size_t before,
+			const char *rule_text, bool absent_ok)
+{
+	size_t r = region_mount(pl, path, before);
+	char *chain[PG_PATH_MAX / 2 + 1];
+	size_t depth = 0;
+	const char *top;
+	char *dir, *rule;
+
+	if (r != (size_t)-1 && pl->mounts[r].kind != MK_BIND)
+		return;
+	if (r == (size_t)-1 && (pl->base != REGION_RW || covers("/tmp", path)))
+		return;
+	/* pin_dir grows the array: copy what the walk needs first. */
+	top = r == (size_t)-1 ? "/" : pl->mounts[r].dest;
+	rule = strdup(rule_text);
+	dir = parent_of(path);
+	while (rule && dir && strictly_beneath(dir, top) && depth < sizeof(chain) / sizeof(chain[0])) {
+		chain[depth++] = dir;
+		dir = parent_of(dir);
+	}
+	free(dir);
+	while (depth > 0) {
+		struct stat st;
+
+		dir = chain[--depth];
+		if (absent_ok && (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			while (depth > 0)
+				free(chain[--depth]);
+		} else {
+			pin_dir(pl, dir, r, rule);
+		}
+		free(dir);
+	}
+	if (!rule)
+		pl->oom = true;
+	free(rule);
+}
+
 static void lay_pins(struct pg_plan *pl)
 {
 	size_t nrule = pl->nmounts;
 
-	for (size_t i = 0; i < nrule; i++) {
-		const struct plan_mount *m = &pl->mounts[i];
-		size_t r;
-		const char *top;
-		char *dir, *rule;
-
-		if (!is_region_mount(m->kind) || m->kind == MK_BIND)
-			continue;
-		/* The mount this one lies in, among those laid before it. */
-		r = (size_t)-1;
-		for (size_t j = 0; j < i; j++)
-			if (is_region_mount(pl->mounts[j].kind) &&
-			    strictly_beneath(m->dest, pl->mounts[j].dest) &&
-			    (r == (size_t)-1 || strlen(pl->mounts[j].dest) > strlen(pl->mounts[r].dest)))
-				r = j;
-		if (r != (size_t)-1 && pl->mounts[r].kind != MK_BIND)
-			continue;
-		if (r == (size_t)-1 && (pl->base != REGION_RW || covers("/tmp", m->dest)))
-			continue;
-		/* pin_dir grows the array: copy what the walk needs first. */
-		top = r == (size_t)-1 ? "/" : pl->mounts[r].dest;
-		rule = strdup(m->rule);
-		dir = parent_of(m->dest);
-		while (rule && dir && strictly_beneath(dir, top)) {
-			char *up = parent_of(dir);
-
-			pin_dir(pl, dir, r, rule);
-			free(dir);
-			dir = up;
-		}
-		free(dir);
-		free(rule);
-	}
+	for (size_t i = 0; i < nrule; i++)
+		if (is_region_mount(pl->mounts[i].kind) && pl->mounts[i].kind != MK_BIND)
+			pin_between(pl, pl->mounts[i].dest, i, pl->mounts[i].rule, false);
+	for (size_t i = 0; i < pl->nseeds; i++)
+		pin_between(pl, pl->seeds[i].path, nrule, pl->seeds[i].rule, true);
 }
 
 /* --------------------------------------------------------------- argv */

@@ -622,6 +622,28 @@ static void pinned_parent_cannot_be_moved(void **state)
 	pg_plan_free(pl);
 }
 
+/* Invariant 6 is about the rules, not about what exists yet: an absent
+ * .git/hooks (read) and an absent .git/info/exclude (deny) still pin the
+ * directories above them that exist. */
+static void absent_rule_still_pins_existing_parents(void **state)
+{
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws/.git/info");
+	mkdirs("ws/.git/objects");
+	pl = plan("ws", "read /\nwrite .\nread .git/hooks\ndeny .git/info/exclude\n");
+	assert_true(plan_has_seam(pl, "/ws/.git/hooks"));
+	assert_true(plan_has_seam(pl, "/ws/.git/info/exclude"));
+	run_ok(pl, "mv .git aside; echo mv=$?\nmv .git/info .git/i2; echo mvinfo=$?\n"
+		   TRY("touch .git/objects/o", "inside"), &res);
+	has(&res, "mv=1");
+	has(&res, "mvinfo=1");
+	line(&res, "inside");
+	pg_plan_free(pl);
+}
+
 /* The same attack with the workspace under /tmp, which the envelope
  * replaces by a private tmpfs: the root's bind goes over it and the pin,
  * laid beneath everything, still holds. */
@@ -1315,6 +1337,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(write_in_read_in_deny_stays_writable, setup, teardown),
 		cmocka_unit_test_setup_teardown(pinned_parent_cannot_be_moved, setup, teardown),
 		cmocka_unit_test_setup_teardown(pin_holds_under_private_tmp, setup, teardown),
+		cmocka_unit_test_setup_teardown(absent_rule_still_pins_existing_parents, setup, teardown),
 		cmocka_unit_test_setup_teardown(renames_into_denied_or_readonly_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(merged_usr_keeps_programs_runnable, setup, teardown),
 		cmocka_unit_test_setup_teardown(seccomp_floor_refuses_io_uring_and_af_unix, setup, teardown),
