@@ -686,7 +686,8 @@ static void renames_into_denied_or_readonly_fail(void **state)
 	put("ws/free/a", "A\n");
 	put("ws/secret/s", "S\n");
 	put("ws/ro/r", "R\n");
-	pl = plan("ws", "read /\nwrite .\ndeny secret\nread ro\n");
+	put("ws/frozen.txt", "F\n");
+	pl = plan("ws", "read /\nwrite .\ndeny secret\nread ro\nread frozen.txt\n");
 	before = snapshot(skip);
 	run_ok(pl, TRY("mv free/a secret/a", "into-denied")
 		   TRY("mv free/a ro/a", "into-readonly")
@@ -694,6 +695,9 @@ static void renames_into_denied_or_readonly_fail(void **state)
 		   TRY("mv secret/s free/s", "out-of-denied")
 		   TRY("mv secret gone", "denied-moved")
 		   TRY("mv ro gone", "readonly-moved")
+		   TRY("sh -c 'echo x >> frozen.txt'", "file-written")
+		   TRY("mv frozen.txt free/frozen.txt", "file-moved")
+		   TRY("cat frozen.txt", "file-read")
 		   TRY("sh -c 'mv free/a free/b && mv free/b free/a'", "inside-writable")
 		   "echo ran\n", &res);
 	has(&res, "ran");
@@ -704,6 +708,9 @@ static void renames_into_denied_or_readonly_fail(void **state)
 	has(&res, "no-denied-moved");
 	has(&res, "no-readonly-moved");
 	line(&res, "inside-writable");
+	has(&res, "no-file-written");
+	has(&res, "no-file-moved");
+	line(&res, "file-read");
 	assert_same_host(before, skip);
 	pg_plan_free(pl);
 }
