@@ -310,17 +310,26 @@ static void sb_notes(struct sbuf *b, const char *key, const struct pg_seam *arr,
 	sb_puts(b, n ? "\n  ]" : "]");
 }
 
-static __thread char *last_report;
+/* This thread's last report, freed with the thread. */
+static pthread_key_t report_key;
+static pthread_once_t report_once = PTHREAD_ONCE_INIT;
+
+static void report_key_make(void)
+{
+	pthread_key_create(&report_key, free);
+}
 
 static void set_report(char *r)
 {
-	free(last_report);
-	last_report = r;
+	pthread_once(&report_once, report_key_make);
+	free(pthread_getspecific(report_key));
+	pthread_setspecific(report_key, r);
 }
 
 const char *pg_spawn_report(void)
 {
-	return last_report;
+	pthread_once(&report_once, report_key_make);
+	return pthread_getspecific(report_key);
 }
 
 /* LAUNCHED: -1 plan only, 0 refused, 1 launched. */
