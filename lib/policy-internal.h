@@ -16,12 +16,10 @@ struct pg_arena {
 };
 
 void *pg_arena_alloc(struct pg_arena *a, size_t size);
+/* Unaligned, for text. */
+void *pg_arena_alloc_bytes(struct pg_arena *a, size_t size);
 char *pg_arena_strndup(struct pg_arena *a, const char *s, size_t len);
 void  pg_arena_free(struct pg_arena *a);
-
-/* A stack buffer that holds the collision class of any component of at
- * most PG_NAME_MAX bytes (folding and NFD can grow a name). */
-#define PG_FOLD_MAX (8 * PG_NAME_MAX + 8)
 
 struct pg_trie;
 

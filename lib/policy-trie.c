@@ -9,7 +9,7 @@
  * per kind of child, not a look at each rule:
  *   literal   "name"    by the whole component;
  *   suffix    "*.pem"   by each suffix of the component whose length some
- *                       suffix child has (a bitmap of lengths per node);
+ *                       suffix child may have (a mask of lengths per node);
  *   prefix    "tmp*"    likewise by prefixes;
  *   '**'                one child per node;
  *   any other pattern   a short list per node, each tried.
@@ -18,6 +18,8 @@
  *
  * Judging allocates nothing: the state set is a fixed array on the stack.
  * A name whose matches outgrow it is judged rule by rule (policy-naive.c).
+ * A name with a component over PG_NAME_MAX cannot exist and is denied
+ * outright: folding it could fail, and a deny must not then miss it.
  * The tries are only read while judging, so many threads may judge at
  * once; adding rules must not race with judging (policy.h). */
 #include "config.h"
@@ -39,9 +41,10 @@ enum edge_kind { EDGE_LIT = 1, EDGE_SFX = 2, EDGE_PFX = 3 };
 #define NODE_DSTAR    0x08u  /* this node is a '**' component */
 #define NODE_BELOW    0x10u  /* a deny or read rule ends strictly beneath */
 
-/* Affix lengths are kept as a bitmap of 0..254; bit 255 stands for every
- * length from 255 up (folding can make a key longer than a name). */
-#define LEN_BITS 256
+/* Which suffix (prefix) lengths a node's affix children have: bit L % 64.
+ * A judge tries each length of the component whose bit is set; for names
+ * over 63 bytes a set bit can stand for several lengths, costing a lookup
+ * that misses, never a wrong answer. */
 
 struct node {
 	uint32_t best;    /* 1 + index of the strictest, first rule ending here */
@@ -69,8 +72,8 @@ struct glob_child {
 };
 
 struct affix {
-	uint64_t sfx[LEN_BITS / 64];
-	uint64_t pfx[LEN_BITS / 64];
+	uint64_t sfx;
+	uint64_t pfx;
 };
 
 /* Roots: [absolute][restrictive] (restrictive: the deny/read trie). */
@@ -95,11 +98,12 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 
 	if (need <= *cap)
 		return 0;
+	/* Grow by half: a big policy's arrays are most of its heap. */
 	ncap = *cap ? *cap : 16;
 	while (ncap < need) {
-		if (ncap > UINT32_MAX / 2)
+		if (ncap > UINT32_MAX / 3 * 2)
 			return -1;
-		ncap *= 2;
+		ncap += ncap / 2;
 	}
 	n = realloc(*arr, (size_t)ncap * size);
 	if (!n)
@@ -238,9 +242,7 @@ static unsigned classify(const char *c, size_t len, const char **key, size_t *kl
 
 static void set_len_bit(uint64_t *bits, size_t len)
 {
-	if (len >= LEN_BITS - 1)
-		len = LEN_BITS - 1;
-	bits[len / 64] |= UINT64_C(1) << (len % 64);
+	*bits |= UINT64_C(1) << (len % 64);
 }
 
 static int affix_of(struct pg_trie *t, uint32_t node, struct affix **out)
@@ -309,7 +311,7 @@ static uint32_t child_for(pg_policy *p, uint32_t node, const char *c, size_t len
 
 		if (affix_of(t, node, &a) < 0)
 			return 0;
-		set_len_bit(kind == EDGE_SFX ? a->sfx : a->pfx, klen);
+		set_len_bit(kind == EDGE_SFX ? &a->sfx : &a->pfx, klen);
 	}
 	child = new_node(t, 0);
 	if (!child)
@@ -450,11 +452,9 @@ static bool add_state(const struct pg_trie *t, struct states *s, uint32_t node, 
 	return dstar ? add_state(t, s, dstar, false) : true;
 }
 
-static bool bit_set(const uint64_t *bits, size_t len)
+static bool bit_set(uint64_t bits, size_t len)
 {
-	if (len >= LEN_BITS - 1)
-		len = LEN_BITS - 1;
-	return bits[len / 64] >> (len % 64) & 1;
+	return bits >> (len % 64) & 1;
 }
 
 static bool add_edge(const struct pg_trie *t, struct states *out, uint32_t hash, uint32_t node,
@@ -479,7 +479,7 @@ static bool step_node(const struct pg_trie *t, uint32_t node, const char *c, siz
 	    !add_edge(t, out, mix(hash_forward(c, len), node, EDGE_LIT), node, EDGE_LIT, c, len))
 		return false;
 	if (n->flags & NODE_HAS_SFX) {
-		const uint64_t *bits = t->affixes[n->affix - 1].sfx;
+		uint64_t bits = t->affixes[n->affix - 1].sfx;
 		uint64_t h = UINT64_C(0xcbf29ce484222325);
 		size_t k = 0;
 
@@ -494,7 +494,7 @@ static bool step_node(const struct pg_trie *t, uint32_t node, const char *c, siz
 		}
 	}
 	if (n->flags & NODE_HAS_PFX) {
-		const uint64_t *bits = t->affixes[n->affix - 1].pfx;
+		uint64_t bits = t->affixes[n->affix - 1].pfx;
 		uint64_t h = UINT64_C(0xcbf29ce484222325);
 		size_t k = 0;
 
@@ -544,8 +544,7 @@ static void collect(const pg_policy *p, const struct states *s, unsigned depth,
 	}
 }
 
-/* The walk both the judge and the pin test make.  Returns false when the
- * state set overflowed (the caller falls back to the naive judge). */
+/* The walk both the judge and the pin test make. */
 struct walk {
 	struct pg_verdict_acc acc;
 	struct states         ex[2];   /* the write trie, this step and the next */
@@ -553,7 +552,24 @@ struct walk {
 	unsigned              cur;
 };
 
-static bool walk(const pg_policy *p, const char *name, size_t len, struct walk *w)
+enum walk_end {
+	WALK_DONE,
+	WALK_OVERFLOW,  /* too many states: judge rule by rule */
+	WALK_BAD_NAME,  /* a component over PG_NAME_MAX: no such name can exist */
+};
+
+/* ASCII without capitals is its own collision class. */
+static bool folds_to_itself(const char *c, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)c[i] >= 0x80 || (c[i] >= 'A' && c[i] <= 'Z'))
+			return false;
+	return true;
+}
+
+static enum walk_end walk(const pg_policy *p, const char *name, size_t len, struct walk *w)
 {
 	const struct pg_trie *t = p->trie;
 	bool absolute = len > 0 && name[0] == '/';
@@ -566,7 +582,7 @@ static bool walk(const pg_policy *p, const char *name, size_t len, struct walk *
 	w->ex[0].n = w->re[0].n = 0;
 	if (!add_state(t, &w->ex[0], t->root[absolute][0], false) ||
 	    !add_state(t, &w->re[0], t->root[absolute][1], false))
-		return false;
+		return WALK_OVERFLOW;
 	collect(p, &w->ex[0], 0, &w->acc);
 	collect(p, &w->re[0], 0, &w->acc);
 	while (s < end) {
@@ -583,25 +599,30 @@ static bool walk(const pg_policy *p, const char *name, size_t len, struct walk *
 		while (s < end && *s != '/')
 			s++;
 		clen = (size_t)(s - c);
+		if (clen > PG_NAME_MAX)
+			return WALK_BAD_NAME;
 		depth++;
-		if (ex->n == 0 && re->n == 0) {
-			nex->n = nre->n = 0;
-		} else {
-			if (!step(t, ex, c, clen, nex))
-				return false;
-			nre->n = 0;
-			if (re->n) {
-				size_t f = pg_fold(c, clen, folded, sizeof(folded));
+		nex->n = nre->n = 0;
+		if (ex->n && !step(t, ex, c, clen, nex))
+			return WALK_OVERFLOW;
+		if (re->n) {
+			const char *fc = c;
+			size_t f = clen;
 
-				if (f == (size_t)-1 || !step(t, re, folded, f, nre))
-					return false;
+			if (!folds_to_itself(c, clen)) {
+				f = pg_fold(c, clen, folded, sizeof(folded));
+				if (f == (size_t)-1)
+					return WALK_BAD_NAME;
+				fc = folded;
 			}
+			if (!step(t, re, fc, f, nre))
+				return WALK_OVERFLOW;
 		}
 		w->cur = !w->cur;
 		collect(p, nex, depth, &w->acc);
 		collect(p, nre, depth, &w->acc);
 	}
-	return true;
+	return WALK_DONE;
 }
 
 static void deny_all(struct pg_judgement *out)
@@ -621,9 +642,16 @@ enum pg_access pg_policy_judge(const pg_policy *p, const char *path, size_t len,
 		deny_all(out);
 		return PG_DENY;
 	}
-	if (!walk(p, path, len, &w))
+	switch (walk(p, path, len, &w)) {
+	case WALK_DONE:
+		return pg_acc_finish(&w.acc, out);
+	case WALK_OVERFLOW:
 		return pg_judge_naive(p, path, len, out);
-	return pg_acc_finish(&w.acc, out);
+	case WALK_BAD_NAME:
+		break;
+	}
+	deny_all(out);
+	return PG_DENY;
 }
 
 /* Is a deny or read rule strictly beneath NAME, NAME's last component
@@ -634,8 +662,14 @@ static bool restrictive_below(const pg_policy *p, const char *name, size_t len)
 	const struct states *re;
 	uint32_t i;
 
-	if (!walk(p, name, len, &w))
+	switch (walk(p, name, len, &w)) {
+	case WALK_DONE:
+		break;
+	case WALK_OVERFLOW:
 		return pg_below_naive(p, name, len);
+	case WALK_BAD_NAME:
+		return false;
+	}
 	re = &w.re[w.cur];
 	for (i = 0; i < re->n; i++)
 		if (re->direct[i] && (p->trie->nodes[re->node[i]].flags & NODE_BELOW))

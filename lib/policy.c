@@ -33,13 +33,13 @@ struct pg_arena_block {
 
 #define ARENA_BLOCK (64u << 10)
 
-void *pg_arena_alloc(struct pg_arena *a, size_t size)
+static void *arena_take(struct pg_arena *a, size_t size, size_t align)
 {
 	struct pg_arena_block *b = a->head;
-	void *ptr;
+	size_t at;
 
-	size = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	if (!b || b->size - b->used < size) {
+	at = b ? (b->used + align - 1) & ~(align - 1) : 0;
+	if (!b || at > b->size || b->size - at < size) {
 		size_t bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
 
 		b = malloc(sizeof(*b) + bsize);
@@ -47,6 +47,7 @@ void *pg_arena_alloc(struct pg_arena *a, size_t size)
 			return NULL;
 		b->size = bsize;
 		b->used = 0;
+		at = 0;
 		if (a->head && size > ARENA_BLOCK / 4) {
 			/* A big one-off: keep the current block for small ones. */
 			b->next = a->head->next;
@@ -56,14 +57,23 @@ void *pg_arena_alloc(struct pg_arena *a, size_t size)
 			a->head = b;
 		}
 	}
-	ptr = (char *)b->data + b->used;
-	b->used += size;
-	return ptr;
+	b->used = at + size;
+	return (char *)b->data + at;
+}
+
+void *pg_arena_alloc(struct pg_arena *a, size_t size)
+{
+	return arena_take(a, size, sizeof(max_align_t));
+}
+
+void *pg_arena_alloc_bytes(struct pg_arena *a, size_t size)
+{
+	return arena_take(a, size, 1);
 }
 
 char *pg_arena_strndup(struct pg_arena *a, const char *s, size_t len)
 {
-	char *d = pg_arena_alloc(a, len + 1);
+	char *d = pg_arena_alloc_bytes(a, len + 1);
 
 	if (d) {
 		memcpy(d, s, len);
@@ -143,22 +153,26 @@ static int invalid(const char *file, unsigned line, const char *fmt, ...)
 	return pg_refusef(PG_R_POLICY_INVALID, EINVAL, file, "%s", msg);
 }
 
-static const char *home_dir(void)
+/* The home directory into BUF: $HOME when it is absolute, else the
+ * password database. */
+static const char *home_dir(char *buf, size_t size)
 {
 	const char *home = getenv("HOME");
-	struct passwd *pw;
+	struct passwd pw, *found = NULL;
 
 	if (home && home[0] == '/')
 		return home;
-	/* getpwuid: rules are added at set-up, not from many threads at once. */
-	pw = getpwuid(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	if (getpwuid_r(getuid(), &pw, buf, size, &found) != 0 || !found ||
+	    !found->pw_dir || found->pw_dir[0] != '/')
+		return NULL;
+	return found->pw_dir;
 }
 
 /* "~" and "~/x" into BUF (PG_PATH_MAX + 1 bytes): the home directory. */
 static int expand_tilde(const char *raw, size_t len, char *buf, const char *file,
 			unsigned line)
 {
+	char pwbuf[4096];
 	const char *home;
 	size_t hlen;
 
@@ -172,7 +186,7 @@ static int expand_tilde(const char *raw, size_t len, char *buf, const char *file
 	if (len > 1 && raw[1] != '/')
 		return invalid(file, line, "'%.*s': only '~' and '~/' are expanded",
 			       (int)(len > 40 ? 40 : len), raw);
-	home = home_dir();
+	home = home_dir(pwbuf, sizeof(pwbuf));
 	if (!home)
 		return invalid(file, line, "'~' but no home directory is known");
 	hlen = strlen(home);

@@ -91,6 +91,11 @@ bool pg_policy_pinned(const pg_policy *p, const char *path, size_t len);
 /* Render a rule for messages: "deny .env (file.pg:4)". */
 void pg_rule_render(const struct pg_rule *r, char *buf, size_t size);
 
+/* A buffer of PG_FOLD_MAX bytes holds the fold of any name of at most
+ * PG_NAME_MAX bytes: case folding and NFD grow a code point at most
+ * threefold (U+0390), checked over all of Unicode; the rest is margin. */
+#define PG_FOLD_MAX (8 * PG_NAME_MAX + 8)
+
 /* Fold NAME (LEN bytes) into its collision class: case-folded, NFD.
  * Non-UTF-8 input folds ASCII letters only.  Writes at most SIZE bytes and
  * returns the folded length, or (size_t)-1 if SIZE is too small. */

@@ -353,6 +353,27 @@ static void test_deny_and_read_match_by_collision_class(void **state)
 	pg_policy_free(p);
 }
 
+static void test_over_long_component_is_denied(void **state)
+{
+	pg_policy *p = policy_of("write .\n");
+	struct pg_judgement j;
+	char name[PG_NAME_MAX * 3 + 8];
+	size_t i;
+
+	(void)state;
+	/* 256 two-byte characters: no such name exists; denied, never judged
+	 * by the write rule alone because the fold could not be taken. */
+	memcpy(name, "a/", 2);
+	for (i = 0; i < PG_NAME_MAX + 1; i++)
+		memcpy(name + 2 + 2 * i, "\xc3\x89", 2);
+	name[2 + 2 * (PG_NAME_MAX + 1)] = '\0';
+	assert_int_equal(pg_policy_judge(p, name, strlen(name), &j), PG_DENY);
+	assert_null(j.rule);
+	name[2 + 2 * 100] = '\0';
+	assert_int_equal(pg_policy_judge(p, name, strlen(name), &j), PG_WRITE);
+	pg_policy_free(p);
+}
+
 static void test_write_matches_as_stored(void **state)
 {
 	pg_policy *p = policy_of("read .\nwrite Foo\nwrite caf\xc3\xa9\n");
@@ -887,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_final_caps_deeper_rules),
 		cmocka_unit_test(test_deny_and_read_match_by_collision_class),
 		cmocka_unit_test(test_write_matches_as_stored),
+		cmocka_unit_test(test_over_long_component_is_denied),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_globs_cover_at_their_depth),
 		cmocka_unit_test(test_glob_deepest_match_of_one_rule),
