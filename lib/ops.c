@@ -109,9 +109,8 @@ static int open_created(pg_root *root, const char *path, const struct pg_res *re
 }
 
 static int open_slow(pg_root *root, const char *path, const struct pg_path *lex,
-		     int flags, mode_t mode, enum pg_op op)
+		     int flags, mode_t mode, enum pg_op op, unsigned how)
 {
-	unsigned how = 0;
 	bool follow = !(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL));
 
 	if (follow)
@@ -155,8 +154,9 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 			return pg_check_identity_fd(root, fd, op, path);
 		if (!pg_needs_walk(errno))
 			return -1;
+		return open_slow(root, path, lex, flags, mode, op, PG_RES_WALK);
 	}
-	return open_slow(root, path, lex, flags, mode, op);
+	return open_slow(root, path, lex, flags, mode, op, 0);
 }
 
 int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
@@ -249,7 +249,7 @@ static int stat_locked(pg_root *root, const char *path, const struct pg_path *le
 		return 0;
 	}
 	if (pg_resolve_locked(root, path, lex, PG_OP_READ,
-			      PG_RES_EXIST | (follow ? PG_RES_FOLLOW : 0), &res) < 0)
+			      PG_RES_EXIST | PG_RES_WALK | (follow ? PG_RES_FOLLOW : 0), &res) < 0)
 		return -1;
 	*stx = res.stx;
 	pg_res_release(&res);

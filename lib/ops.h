@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "path.h"
+#include "resolve.h"
 #include "root.h"
 
 /* Validate and normalise PATH for a call on ROOT (EINVAL for a NULL root).
@@ -22,11 +23,5 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 /* Refuse FD (closing it) when it is another link to a denied (or, for a
  * write, read-only) file.  Returns FD or -1. */
 int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *display);
-
-/* The errno values after which the fast path hands over to the walk. */
-static inline bool pg_needs_walk(int err)
-{
-	return err == ELOOP || err == EXDEV || err == EAGAIN;
-}
 
 #endif

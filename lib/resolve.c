@@ -111,10 +111,12 @@ static int push(struct walk *w, int fd, size_t end)
 	return 0;
 }
 
+/* Close the held fd of the top level and go up one level. */
 static void pop(struct walk *w)
 {
 	w->n--;
-	close(w->fds[w->n]);
+	if (w->fds[w->n] >= 0)
+		close(w->fds[w->n]);
 	w->res->real_len = w->ends[w->n - 1];
 	w->res->real[w->res->real_len] = '\0';
 }
@@ -127,6 +129,29 @@ static void walk_free(struct walk *w)
 	free(w->fds);
 	free(w->ends);
 	free(w->pending);
+}
+
+/* The fd of level I.  A level crossed inside a multi-component openat2 is
+ * not held; it is opened again from the root by its real name, which had
+ * no symlink when it was crossed (and must have none now). */
+static int level_fd(struct walk *w, size_t i)
+{
+	char name[PG_REAL_MAX + 1];
+
+	if (w->fds[i] >= 0)
+		return w->fds[i];
+	memcpy(name, w->res->real, w->ends[i]);
+	name[w->ends[i]] = '\0';
+	w->fds[i] = pg_openat2(w->root->fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			       w->root->resolve | RESOLVE_NO_SYMLINKS);
+	if (w->fds[i] < 0 && pg_needs_walk(errno))
+		errno = EAGAIN; /* the tree changed under the walk */
+	return w->fds[i];
+}
+
+static int top_fd(struct walk *w)
+{
+	return level_fd(w, w->n - 1);
 }
 
 /* The next component; START is its offset in pending. */
@@ -181,15 +206,6 @@ static int append_real(struct pg_res *res, const char *comp, size_t len)
 	return 0;
 }
 
-static int open_comp(const struct walk *w, int dirfd, const char *name)
-{
-	const pg_root *root = w->root;
-
-	if (root->openat2)
-		return pg_openat2(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, root->resolve);
-	return openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-}
-
 static bool judging(const struct walk *w)
 {
 	return !(w->how & PG_RES_NO_JUDGE);
@@ -236,8 +252,18 @@ static int missing(struct walk *w, const char *comp, size_t len, bool via)
 	return -1;
 }
 
-/* Replace the symlink FD (named COMP) by its target in the pending path. */
-static int expand(struct walk *w, int fd, const char *comp, size_t len)
+static int open_comp(const struct walk *w, int dirfd, const char *name)
+{
+	const pg_root *root = w->root;
+
+	if (root->openat2)
+		return pg_openat2(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, root->resolve);
+	return openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Replace the symlink COMP (in directory DIRFD; FD is the link itself, or
+ * -1) by its target in the pending path. */
+static int expand(struct walk *w, int dirfd, int fd, const char *comp, size_t len)
 {
 	struct statfs sfs;
 	char target[PG_REAL_MAX + 2];
@@ -249,7 +275,10 @@ static int expand(struct walk *w, int fd, const char *comp, size_t len)
 		errno = ELOOP;
 		return -1;
 	}
-	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
+	/* Links in /proc are magic or name things outside: never followed.
+	 * Only reachable when mounts may be crossed or the root is in /proc. */
+	if (w->root->maybe_proc && fstatfs(fd >= 0 ? fd : dirfd, &sfs) == 0 &&
+	    sfs.f_type == PROC_SUPER_MAGIC)
 		return escape(w->display, "a symlink in /proc");
 	if (judging(w)) {
 		if (append_real(w->res, comp, len) < 0)
@@ -262,9 +291,10 @@ static int expand(struct walk *w, int fd, const char *comp, size_t len)
 		if (rc < 0)
 			return -1;
 	}
-	n = readlinkat(fd, "", target, sizeof(target) - 1);
+	n = fd >= 0 ? readlinkat(fd, "", target, sizeof(target) - 1) :
+		      readlinkat(dirfd, comp, target, sizeof(target) - 1);
 	if (n < 0)
-		return -1;
+		return errno == EINVAL ? 1 : -1; /* no longer a symlink: look again */
 	if ((size_t)n > PG_REAL_MAX) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -299,10 +329,10 @@ static int expand(struct walk *w, int fd, const char *comp, size_t len)
 static int finish_on_stack(struct walk *w)
 {
 	struct pg_res *res = w->res;
-	int top = w->fds[w->n - 1];
+	int top = top_fd(w);
 	const char *slash;
 
-	if (statx(top, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0)
+	if (top < 0 || statx(top, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0)
 		return -1;
 	res->exists = true;
 	if (w->n == 1) {
@@ -317,6 +347,8 @@ static int finish_on_stack(struct walk *w)
 		}
 		return 0;
 	}
+	if (w->n > 2 && level_fd(w, w->n - 2) < 0)
+		return -1;
 	w->n--;
 	if (w->how & PG_RES_FD)
 		res->fd = top;
@@ -331,7 +363,10 @@ static int finish_on_stack(struct walk *w)
 	return 0;
 }
 
-static int finish_final(struct walk *w, int fd, const char *comp, size_t len, bool via)
+/* The final component COMP: FD is its O_PATH fd (or -1 when absent or not
+ * opened), res->stx describes it when it exists. */
+static int finish_final(struct walk *w, int fd, bool exists, const char *comp, size_t len,
+			bool via)
 {
 	struct pg_res *res = w->res;
 	int top = w->fds[w->n - 1];
@@ -344,7 +379,7 @@ static int finish_final(struct walk *w, int fd, const char *comp, size_t len, bo
 	}
 	res->name_off = name_off;
 	res->via_link = via;
-	res->exists = fd >= 0;
+	res->exists = exists;
 	if (fd >= 0 && (w->how & PG_RES_FD))
 		res->fd = fd;
 	else if (fd >= 0)
@@ -356,18 +391,190 @@ static int finish_final(struct walk *w, int fd, const char *comp, size_t len, bo
 	return 0;
 }
 
-static int walk(struct walk *w)
+/* The run of plain components starting at the cursor, up to (not
+ * including) the last component and any "..": how many, and where it ends. */
+static unsigned plain_run(const struct walk *w, const char *first, size_t *end)
+{
+	const char *cursor = first, *comp;
+	size_t len;
+	unsigned n = 0;
+
+	*end = (size_t)(first - w->pending);
+	while (pg_path_next(&cursor, &comp, &len)) {
+		const char *after = cursor, *c2;
+		size_t l2;
+
+		if (is_dotdot(comp, len) || !pg_path_next(&after, &c2, &l2))
+			break;
+		n++;
+		*end = (size_t)(comp + len - w->pending);
+	}
+	return n;
+}
+
+/* openat2 only: cross a run of two or more plain directories in one call.
+ * Returns 1 when crossed, 0 when the walk must go one component at a time,
+ * -1 on error. */
+static int cross_run(struct walk *w, const char *comp)
+{
+	char run[PG_PATH_MAX + PG_REAL_MAX + 2];
+	size_t end, start = (size_t)(comp - w->pending);
+	unsigned n = plain_run(w, comp, &end);
+	const char *cursor, *c;
+	size_t len;
+	int top, fd;
+
+	if (n < 2 || end - start >= sizeof(run))
+		return 0;
+	top = top_fd(w);
+	if (top < 0)
+		return -1;
+	memcpy(run, comp, end - start);
+	run[end - start] = '\0';
+	fd = pg_openat2(top, run, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			w->root->resolve | RESOLVE_NO_SYMLINKS);
+	if (fd < 0)
+		return 0;
+	cursor = comp;
+	for (unsigned i = 0; i < n; i++) {
+		pg_path_next(&cursor, &c, &len);
+		if (append_real(w->res, c, len) < 0 ||
+		    push(w, i + 1 == n ? fd : -1, w->res->real_len) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	w->pos = end;
+	return 1;
+}
+
+/* openat2 only: one intermediate component, found as a directory with one
+ * call; anything else is looked at with statx. */
+static int step_dir(struct walk *w, const char *name, size_t len, bool via)
 {
 	struct pg_res *res = w->res;
+	int top = top_fd(w), fd;
+
+	if (top < 0)
+		return -1;
+	fd = pg_openat2(top, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0,
+			w->root->resolve);
+	if (fd >= 0) {
+		if (append_real(res, name, len) < 0 || push(w, fd, res->real_len) < 0) {
+			close(fd);
+			return -1;
+		}
+		return 0;
+	}
+	if (errno == EXDEV)
+		return escape(w->display, "a mount point on the way");
+	if (errno == ENOENT)
+		return missing(w, name, len, via);
+	if (errno != ENOTDIR && errno != ELOOP)
+		return -1;
+	if (statx(top, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STX_MASK, &res->stx) < 0)
+		return errno == ENOENT ? 1 : -1;
+	if (!S_ISLNK(res->stx.stx_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return expand(w, top, -1, name, len);
+}
+
+/* The last component, without an fd unless the caller wants one. */
+static int step_final(struct walk *w, const char *name, size_t len, bool via)
+{
+	struct pg_res *res = w->res;
+	int top = top_fd(w), fd = -1;
+	bool follow = (w->how & PG_RES_FOLLOW) || res->must_dir;
+
+	if (top < 0)
+		return -1;
+	if (w->how & PG_RES_FD) {
+		fd = open_comp(w, top, name);
+		if (fd < 0 && errno == EXDEV)
+			return escape(w->display, "a mount point on the way");
+		if (fd < 0 && errno != ENOENT)
+			return -1;
+		if (fd < 0)
+			return finish_final(w, -1, false, name, len, via) < 0 ? -1 : 2;
+		if (statx(fd, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0) {
+			close(fd);
+			return -1;
+		}
+	} else if (statx(top, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STX_MASK,
+			 &res->stx) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		return finish_final(w, -1, false, name, len, via) < 0 ? -1 : 2;
+	}
+	if (crosses_mount(w->root, &res->stx)) {
+		if (fd >= 0)
+			close(fd);
+		return escape(w->display, "a mount point on the way");
+	}
+	if (S_ISLNK(res->stx.stx_mode) && follow) {
+		int rc = expand(w, top, fd, name, len);
+
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	return finish_final(w, fd, true, name, len, via) < 0 ? -1 : 2;
+}
+
+/* The fallback walk's step: openat(O_PATH|O_NOFOLLOW), then statx for the
+ * type and the mount id. */
+static int step_openat(struct walk *w, const char *name, size_t len, bool via)
+{
+	struct pg_res *res = w->res;
+	int top = w->fds[w->n - 1], fd, rc;
+
+	fd = open_comp(w, top, name);
+	if (fd < 0)
+		return errno == ENOENT ? missing(w, name, len, via) : -1;
+	if (statx(fd, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (crosses_mount(w->root, &res->stx)) {
+		close(fd);
+		return escape(w->display, "a mount point on the way");
+	}
+	if (S_ISLNK(res->stx.stx_mode)) {
+		rc = expand(w, top, fd, name, len);
+		close(fd);
+		return rc;
+	}
+	if (!S_ISDIR(res->stx.stx_mode)) {
+		close(fd);
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (append_real(res, name, len) < 0 || push(w, fd, res->real_len) < 0) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* Steps return -1 (error), 0 (go on), 1 (look at the same component
+ * again: it changed under us), 2 (the walk is done). */
+static int walk(struct walk *w)
+{
 	char name[PG_NAME_MAX + 1];
 	const char *comp;
 	size_t len, start;
+	unsigned retries = 0;
 
-	while (next_comp(w, &comp, &len, &start)) {
-		bool via = start < w->link_end;
-		bool last;
-		int fd;
+	for (;;) {
+		size_t before = w->pos;
+		bool via, last;
+		int rc;
 
+		if (!next_comp(w, &comp, &len, &start))
+			return finish_on_stack(w);
+		via = start < w->link_end;
 		if (is_dotdot(comp, len)) {
 			if (w->n == 1)
 				return escape(w->display, "'..' climbs above the root");
@@ -378,49 +585,33 @@ static int walk(struct walk *w)
 			errno = ENAMETOOLONG;
 			return -1;
 		}
+		last = at_end(w);
+		if (!last && w->root->openat2) {
+			rc = cross_run(w, comp);
+			if (rc != 0) {
+				if (rc < 0)
+					return -1;
+				continue;
+			}
+		}
 		memcpy(name, comp, len);
 		name[len] = '\0';
-		last = at_end(w);
-		fd = open_comp(w, w->fds[w->n - 1], name);
-		if (fd < 0) {
-			if (errno == EXDEV)
-				return escape(w->display, "a mount point on the way");
-			if (errno == ENOENT && last)
-				return finish_final(w, -1, name, len, via);
-			if (errno == ENOENT)
-				return missing(w, name, len, via);
-			return -1;
-		}
-		if (statx(fd, "", AT_EMPTY_PATH, STX_MASK, &res->stx) < 0) {
-			close(fd);
-			return -1;
-		}
-		if (crosses_mount(w->root, &res->stx)) {
-			close(fd);
-			return escape(w->display, "a mount point on the way");
-		}
-		if (S_ISLNK(res->stx.stx_mode) &&
-		    (!last || (w->how & PG_RES_FOLLOW) || res->must_dir)) {
-			int rc = expand(w, fd, name, len);
-
-			close(fd);
-			if (rc < 0)
-				return -1;
-			continue;
-		}
 		if (last)
-			return finish_final(w, fd, name, len, via);
-		if (!S_ISDIR(res->stx.stx_mode)) {
-			close(fd);
-			errno = ENOTDIR;
-			return -1;
-		}
-		if (append_real(res, name, len) < 0 || push(w, fd, res->real_len) < 0) {
-			close(fd);
-			return -1;
+			rc = step_final(w, name, len, via);
+		else if (w->root->openat2)
+			rc = step_dir(w, name, len, via);
+		else
+			rc = step_openat(w, name, len, via);
+		if (rc < 0 || rc == 2)
+			return rc < 0 ? -1 : 0;
+		if (rc == 1) {
+			if (++retries > PG_MAX_LINKS) {
+				errno = EAGAIN;
+				return -1;
+			}
+			w->pos = before;
 		}
 	}
-	return finish_on_stack(w);
 }
 
 static int slow_resolve(pg_root *root, const char *raw, enum pg_op op, unsigned how,
@@ -477,10 +668,6 @@ static bool split_final(const char *raw, char *parent, const char **name, size_t
 
 enum { FAST_DONE = 0, FAST_FAILED = -1, FAST_SLOW = 1 };
 
-static bool needs_walk(int err)
-{
-	return err == ELOOP || err == EXDEV || err == EAGAIN;
-}
 
 static int fast_resolve(pg_root *root, const char *raw, const struct pg_path *lex,
 			unsigned how, struct pg_res *res)
@@ -499,7 +686,7 @@ static int fast_resolve(pg_root *root, const char *raw, const struct pg_path *le
 		dirfd = pg_openat2(root->fd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
 				   root->resolve | RESOLVE_NO_SYMLINKS);
 		if (dirfd < 0)
-			return needs_walk(errno) ? FAST_SLOW : FAST_FAILED;
+			return pg_needs_walk(errno) ? FAST_SLOW : FAST_FAILED;
 		res->dirfd_owned = true;
 	}
 	res->dirfd = dirfd;
@@ -513,7 +700,7 @@ static int fast_resolve(pg_root *root, const char *raw, const struct pg_path *le
 		fd = statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STX_MASK, &res->stx);
 	}
 	if (fd < 0 && errno != ENOENT)
-		return needs_walk(errno) ? FAST_SLOW : FAST_FAILED;
+		return pg_needs_walk(errno) ? FAST_SLOW : FAST_FAILED;
 	res->exists = fd >= 0;
 	if (how & PG_RES_FD)
 		res->fd = fd;
@@ -571,7 +758,7 @@ int pg_resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex,
 	if (!(how & PG_RES_NO_JUDGE) &&
 	    pg_root_judge_locked(root, lex->buf, lex->len, op, raw) < 0)
 		return -1;
-	if (root->openat2) {
+	if (root->openat2 && !(how & PG_RES_WALK)) {
 		rc = fast_resolve(root, raw, lex, how, res);
 		if (rc == FAST_FAILED) {
 			int err = errno;

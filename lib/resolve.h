@@ -27,6 +27,7 @@
 #define PG_RES_NO_JUDGE 0x4u  /* resolve only (refresh, mkdir_all's probes) */
 #define PG_RES_FD       0x8u  /* hold an O_PATH fd of the final object in res->fd */
 #define PG_RES_NO_LINKS 0x10u /* any symlink on the way is ELOOP (landing checks) */
+#define PG_RES_WALK     0x20u /* the caller's openat2 met a symlink: walk at once */
 
 /* Room for a real name: symlink expansion can make it longer than the
  * argument it came from (the kernel's own bound is PATH_MAX). */
@@ -82,6 +83,14 @@ int  pg_res_reopen(const pg_root *root, const struct pg_res *res, int flags, mod
 static inline uint64_t pg_resolve_flags(const pg_root *root)
 {
 	return root->resolve;
+}
+
+/* The errno values after which a RESOLVE_NO_SYMLINKS openat2 hands over
+ * to the walk: a symlink (ELOOP), a mount or '..' (EXDEV), a rename race
+ * (EAGAIN). */
+static inline bool pg_needs_walk(int err)
+{
+	return err == ELOOP || err == EXDEV || err == EAGAIN;
 }
 
 /* openat2(2) by syscall (glibc has no wrapper). */

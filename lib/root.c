@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -337,6 +339,10 @@ static int root_identity(pg_root *root)
 
 	if (statx(root->fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0)
 		return -1;
+	struct statfs sfs;
+
+	root->maybe_proc = (root->flags & PG_ROOT_XDEV) ||
+			   fstatfs(root->fd, &sfs) < 0 || sfs.f_type == PROC_SUPER_MAGIC;
 	root->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	root->ino = stx.stx_ino;
 	root->mnt_id = (stx.stx_mask & STATX_MNT_ID) ? stx.stx_mnt_id : 0;

@@ -34,6 +34,7 @@ struct pg_root {
 	dev_t             dev;       /* the root directory's identity */
 	ino_t             ino;
 	pg_policy        *base;      /* the caller's policy, for refresh; owned */
+	bool              maybe_proc;/* /proc may be met (XDEV, or a root in procfs) */
 	/* Written by refresh under the write lock: the identity set holds a
 	 * denied (has_deny_ids) or a read-only (has_read_ids) file, so the
 	 * object an operation reaches must be checked by identity. */
