@@ -1194,6 +1194,73 @@ static void public_api_spawns_from_a_root(void **state)
 	pg_policy_free(pol);
 }
 
+/* A hostile child races while later launches are planned and run: it
+ * tries to move the masked and read-only directories away (EBUSY) and
+ * plants symlinks to the secret in every writable place; no later launch
+ * ever reads the secret, and the host keeps it where it was. */
+static void hostile_child_races_later_launches(void **state)
+{
+	static const char rules_text[] =
+		"read /\nwrite .\nread cfg\nwrite cfg/out\ndeny box/secret\n";
+	char script[4096];
+	char *argv[] = { (char *)"sh", (char *)"-c", script, NULL };
+	posix_spawn_file_actions_t fa;
+	struct run res;
+	pg_plan *hostile, *pl;
+	pid_t pid;
+	int status, launches = 0;
+	char buf[64] = "";
+	FILE *f;
+
+	(void)state;
+	mkdirs("ws/box/secret");
+	mkdirs("ws/cfg/out");
+	put("ws/box/secret/s", "S3CRET\n");
+	put("ws/cfg/c", "C\n");
+	hostile = plan("ws", rules_text);
+	/* Moving box away would carry the mask with it in this child's
+	 * namespace, and leave the secret unmasked at box2 for every later
+	 * launch: the pin on box is what refuses it. */
+	snprintf(script, sizeof(script),
+		 "end=$(( $(date +%%s) + 2 ))\n"
+		 "while [ $(date +%%s) -lt $end ]; do\n"
+		 "  mv box box2; mv box/secret box/s2; mv cfg c2; rmdir box/secret\n"
+		 "  ln -sfn box/secret alias; ln -sfn %s/ws/box/secret cfg/out/alias2\n"
+		 "  ln -sfn box/secret/s salias; mkdir -p d; mv -T d box/secret\n"
+		 "  rm -f alias; ln -sfn cfg alias\n"
+		 "done 2>/dev/null\n", top);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	assert_int_equal(pg_envelope_spawn(&pid, hostile, "/bin/sh", &fa, NULL, argv, NULL), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		pl = plan("ws", rules_text);
+		run_ok(pl, "for f in box/secret/s box2/secret/s box/s2/s alias/s salias "
+			   "cfg/out/alias2/s c2/c; do cat $f 2>/dev/null; done; echo end\n", &res);
+		lacks(&res, "S3CRET");
+		line(&res, "end");
+		pg_plan_free(pl);
+		launches++;
+	}
+	assert_true(WIFEXITED(status));
+	print_message("%d launches raced the hostile child\n", launches);
+	assert_true(launches > 0);
+	{
+		char p[PATH_MAX];
+
+		path_of(p, "ws/box/secret/s");
+		f = fopen(p, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "S3CRET\n");
+	}
+	assert_false(exists("ws/box2"));
+	assert_false(exists("ws/box/s2"));
+	assert_false(exists("ws/c2"));
+	pg_plan_free(hostile);
+}
+
 /* The embedded default profile: read globs ("read! **" "/.git/hooks") are
  * bound read-only and pinned like named rules, deny globs masked, and the
  * profile's "write /tmp" and "write /dev/null" leave the envelope's own
@@ -1357,6 +1424,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(report_after_launch_says_what_was_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(environment_is_cleared, setup, teardown),
 		cmocka_unit_test_setup_teardown(parsed_policy_drives_the_plan, setup, teardown),
+		cmocka_unit_test_setup_teardown(hostile_child_races_later_launches, setup, teardown),
 		cmocka_unit_test_setup_teardown(default_profile_holds_in_the_envelope, setup, teardown),
 		cmocka_unit_test_setup_teardown(public_api_spawns_from_a_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(planted_symlink_only_narrows, setup, teardown),
