@@ -51,7 +51,8 @@ tests_test_race_attack_CFLAGS = $(TEST_CFLAGS)
 tests_test_race_attack_LDADD = $(TEST_LIBS)
 TESTS += tests/test_race_attack
 
-# Bounded here (PG_CRASH_KILLS, default 50); 300 and more in check-long.
+# Bounded here (PG_CRASH_KILLS, default 20: tests/test_atomic_crash.c is the
+# bounded crash test); 300 and more in check-long.
 check_PROGRAMS += tests/test_crash
 tests_test_crash_SOURCES = tests/test_crash.c $(ADV_HELPERS)
 tests_test_crash_CFLAGS = $(TEST_CFLAGS)

@@ -12,8 +12,9 @@
  *     PG_TMP_PREFIX, and pg_clear_temporaries removes exactly those.
  *
  * Usage: test_crash [--kills N] [--max-delay-ms M]
- * make check runs a bounded number (PG_CRASH_KILLS, default 50); the long
- * form (tools/check-long) runs 300 or more.
+ * make check runs a few (PG_CRASH_KILLS, default 20: the core's
+ * test_atomic_crash is the bounded crash test); the long form
+ * (tools/check-long) runs 300 or more.
  */
 #include "config.h"
 
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("PG_CRASH_KILLS");
-	long kills = env ? atol(env) : 50, max_delay_ms = 40, k;
+	long kills = env ? atol(env) : 20, max_delay_ms = 40, k;
 	unsigned long long survived = 0, temps_seen = 0, temps_cleared = 0, commits = 0;
 	unsigned char *buf = malloc(HEADER_MAX + MAX_SIZE + 1), *want = malloc(HEADER_MAX + MAX_SIZE + 1);
 	struct progress *pr = mmap(NULL, sizeof(*pr), PROT_READ | PROT_WRITE,

@@ -374,6 +374,7 @@ int main(int argc, char **argv)
 	unsigned long long ops_goal = 0;
 	int nthreads = 2, c, fds, rc = 0;
 	char *out_before, *out_after, *deny_before, *deny_after, file[600];
+	struct stat env_before, env_after;
 	double start;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -398,14 +399,8 @@ int main(int argc, char **argv)
 	out_before = adv_snapshot(area.outside);
 	snprintf(file, sizeof(file), "%s/secret", area.root);
 	deny_before = adv_snapshot(file);
-	{
-		struct stat st;
-
-		snprintf(file, sizeof(file), "%s/.env", area.root);
-		stat(file, &st);
-		printf("# .env before: ino %llu ctime %lld.%09ld\n", (unsigned long long)st.st_ino,
-		       (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-	}
+	snprintf(file, sizeof(file), "%s/.env", area.root);
+	lstat(file, &env_before);
 
 	start = now();
 	if (run(0, seconds, ops_goal / 2, nthreads) < 0)
@@ -430,7 +425,13 @@ int main(int argc, char **argv)
 		char buf[16] = "";
 
 		snprintf(file, sizeof(file), "%s/.env", area.root);
-		if (adv_read_file(file, buf, sizeof(buf)) != 6 || memcmp(buf, "SECRET", 6)) {
+		if (lstat(file, &env_after) < 0 || env_after.st_ino != env_before.st_ino ||
+		    env_after.st_size != env_before.st_size ||
+		    env_after.st_mtim.tv_nsec != env_before.st_mtim.tv_nsec ||
+		    env_after.st_mtim.tv_sec != env_before.st_mtim.tv_sec ||
+		    env_after.st_ctim.tv_nsec != env_before.st_ctim.tv_nsec ||
+		    env_after.st_ctim.tv_sec != env_before.st_ctim.tv_sec ||
+		    adv_read_file(file, buf, sizeof(buf)) != 6 || memcmp(buf, "SECRET", 6)) {
 			fprintf(stderr, "the denied .env changed\n");
 			atomic_fetch_add(&denied_reads, 1);
 			rc = 1;

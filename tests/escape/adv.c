@@ -136,7 +136,7 @@ bool adv_private_mounts(const char **reason)
 		tried = true;
 		if (unshare(CLONE_NEWNS) < 0)
 			mounts_reason = "unshare(CLONE_NEWNS) failed: not root, or seccomp";
-		else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		else if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 			mounts_reason = "cannot make / private in the new namespace";
 		else
 			mounts_possible = true;
@@ -160,7 +160,7 @@ static int apply_mount(struct adv_area *a, const char *where, const char *source
 	if (mkdir(where, 0755) < 0 && errno != EEXIST)
 		return -1;
 	if (source) {
-		if (mount(source, where, NULL, MS_BIND, NULL) < 0) {
+		if (mount(source, where, "none", MS_BIND, NULL) < 0) {
 			printf("SKIP: bind mount of %s failed: %s\n", source, strerror(errno));
 			return 77;
 		}

@@ -427,6 +427,28 @@ static const struct esc_case fixed[] = {
 	C("plain-check-write",      NULL, NULL, 0, NULL, OP_CHECK_WRITE, "dir/f", NULL, 0, OK),
 	C("plain-check-create",     NULL, NULL, 0, NULL, OP_CHECK_CREATE, "dir/new", NULL, 0, OK),
 	C("plain-check-delete",     NULL, NULL, 0, NULL, OP_CHECK_DELETE, "file", NULL, 0, OK),
+
+	/* ---- more spellings and open flags */
+	C("link-out-and-back",      OUTLINKS, NULL, 0, NULL, OP_STAT, "esc_rel/../root/file", NULL, 0, ESC),
+	C("link-abs-out-and-back",  OUTLINKS, NULL, 0, NULL, OP_OPEN, "esc_abs/../root/file", NULL, R, ESC),
+	C("link-deeper-dotdot",     "l deep dir/sub\n", NULL, 0, NULL, OP_STAT, "deep/../f", NULL, 0, OK),
+	C("link-dot-repeat",        "l dot .\n", NULL, 0, NULL, OP_OPEN, "dot/dot/dot/dir/f", NULL, R, OK),
+	C("link-mkdir-all-in",      "l ld dir\n", NULL, 0, NULL, OP_MKDIR_ALL, "ld/new/x", NULL, 0, OK),
+	C("link-to-ro-truncate",    "l toro ro/r\n", NULL, 0, NULL, OP_TRUNCATE, "toro", NULL, 0, RO),
+	C("link-to-ro-chmod",       "l toro ro/r\n", NULL, 0, NULL, OP_CHMOD, "toro", NULL, 0, RO),
+	C("link-to-deny-unlink",    "l toenv .env\n", NULL, 0, NULL, OP_UNLINK, "toenv", NULL, 0, OK),
+	C("deny-chmod-dir",         NULL, NULL, 0, NULL, OP_CHMOD, "secret", NULL, 0, DEN),
+	C("deny-append",            NULL, NULL, 0, NULL, OP_OPEN, "secret/key", NULL, O_WRONLY | O_APPEND, DEN),
+	C("deny-excl-case",         NULL, NULL, 0, NULL, OP_OPEN, ".ENV", NULL, EX, DEN),
+	C("slash-dot-file",         NULL, NULL, 0, NULL, OP_STAT, "file/.", NULL, 0, E(ENOTDIR)),
+	C("slash-dotdot-dir",       NULL, NULL, 0, NULL, OP_STAT, "dir/sub/..", NULL, 0, OK),
+	C("newline-name",           NULL, NULL, 0, NULL, OP_OPEN, "a\nb", NULL, CR, OK),
+	C("opath-link-out",         OUTLINKS, NULL, 0, NULL, OP_OPEN, "esc_abs", NULL, O_PATH, ESC),
+	C("opath-nofollow-link",    OUTLINKS, NULL, 0, NULL, OP_OPEN, "esc_abs", NULL, O_PATH | O_NOFOLLOW, OK),
+	C("tmpfile-in-dir",         NULL, NULL, 0, NULL, OP_OPEN, "dir", NULL, O_TMPFILE | O_WRONLY, OK),
+	C("tmpfile-link-out",       OUTLINKS, NULL, 0, NULL, OP_OPEN, "esc_rel", NULL, O_TMPFILE | O_WRONLY, ESC),
+	C("tmpfile-in-deny",        NULL, NULL, 0, NULL, OP_OPEN, "secret", NULL, O_TMPFILE | O_WRONLY, DEN),
+	C("tmpfile-in-ro",          NULL, NULL, 0, NULL, OP_OPEN, "ro", NULL, O_TMPFILE | O_WRONLY, RO),
 };
 
 #define MAX_GENERATED 64
