@@ -106,7 +106,7 @@ static void write_row(struct write_ctx *c, const char *label, size_t len, size_t
 void bench_atomic(void)
 {
 	struct write_ctx c = { .rootfd = -1, .path = "w/target", .dir = "w", .name = "target" };
-	char *dir = bench_mkdtemp("atomic");
+	char *dir = bench_mkdtemp("atomic", false);
 	char *buf = malloc(1 << 20);
 
 	bench_section("atomic write: guarded vs by hand (per write, median; fsync to disk)");

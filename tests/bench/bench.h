@@ -62,6 +62,13 @@ struct bench_side {
  * after a warm-up round.  Returns 0 when every side ran. */
 int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps);
 
+/* Time with this thread's CPU clock (true) or the wall clock (false, the
+ * default).  CPU time suits operations that run wholly in the calling
+ * thread (a syscall, a judgement): it leaves out the time other
+ * processes on a shared machine hold the CPU.  Anything that waits
+ * (fsync, a child, io_uring workers) needs the wall clock. */
+void bench_use_cpu_time(bool on);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t bench_now_ns(void);
 
@@ -109,9 +116,12 @@ double bench_allocs_per_op(bench_fn fn, void *ctx, size_t n);
 
 /* ---------------------------------------------------------- scratch */
 
-/* A fresh directory under $PG_BENCH_DIR, else $TMPDIR, else /tmp
- * (never the source tree); returns its malloc'd path or NULL. */
-char *bench_mkdtemp(const char *tag);
+/* A fresh directory under $PG_BENCH_DIR, else (MEMORY) /dev/shm, else
+ * $TMPDIR, else /tmp (never the source tree); returns its malloc'd path or
+ * NULL.  MEMORY suits a big tree whose creation on a journalled disk
+ * would cost more than what is measured in it (lookups hit the dcache
+ * either way). */
+char *bench_mkdtemp(const char *tag, bool memory);
 /* Remove the tree at PATH (best effort). */
 void bench_rmtree(const char *path);
 /* Create every directory of REL (relative to DIRFD), and REL's last

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,20 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "seccomp-filter.h"
+
+#pragma weak pg_seccomp_filter_fd
 
 extern char **environ;
 
 struct env_ctx {
 	pg_root      *root;
-	char *const  *bare_argv;   /* the plan's argv + -- /bin/true */
+	char        **bare_argv;   /* the plan's argv + -- /bin/true */
 	posix_spawn_file_actions_t *fds;  /* the plan's descriptors, inherited */
+	int           plan_fds[64];
+	size_t        nplan_fds;
+	char        **seccomp_argv; /* the plan's argv + --seccomp N -- /bin/true */
+	char          seccomp_num[16];
 };
 
 static int run_plan(void *p, size_t n)
@@ -84,15 +92,52 @@ static int run_bare_bwrap(void *p, size_t n)
 	return 0;
 }
 
-/* "read /", "write .", then N-2 rules over e0 ... : read, deny,
- * write-beneath-a-read, alternating. */
-static pg_root *open_root(const char *dir, int dirfd, size_t n)
+/* bwrap doing exactly the work pg_spawn gives it: the plan's mounts and
+ * the same seccomp program, a fresh memfd per launch; what is left between
+ * this and pg_spawn is the library's own work. */
+static int run_bwrap_seccomp(void *p, size_t n)
 {
+	struct env_ctx *c = p;
+	char *envp[] = { NULL };
+
+	for (size_t i = 0; i < n; i++) {
+		posix_spawn_file_actions_t fa;
+		int sfd = pg_seccomp_filter_fd(), r;
+		pid_t pid;
+
+		if (sfd < 0)
+			return -1;
+		snprintf(c->seccomp_num, sizeof c->seccomp_num, "%d", sfd);
+		posix_spawn_file_actions_init(&fa);
+		for (size_t k = 0; k < c->nplan_fds; k++)
+			posix_spawn_file_actions_adddup2(&fa, c->plan_fds[k], c->plan_fds[k]);
+		posix_spawn_file_actions_adddup2(&fa, sfd, sfd);
+		r = posix_spawn(&pid, c->seccomp_argv[0], &fa, NULL, c->seccomp_argv, envp);
+		posix_spawn_file_actions_destroy(&fa);
+		close(sfd);
+		if (r != 0)
+			return errno = r, -1;
+		if (wait_ok(pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A workspace BASE/SUB of its own (so the planner's directory listings
+ * see only this workspace's entries) judged by "read /", "write .", then
+ * N-2 rules over e0 ...: read, deny, write-beneath-a-read, alternating. */
+static pg_root *open_root(const char *base, const char *sub, size_t n)
+{
+	char dir[4200];
 	pg_policy *pol = pg_policy_new();
 	pg_root *root = NULL;
+	int dirfd = -1;
 	int ok = pol && pg_policy_add(pol, PG_READ, "/") == 0 &&
 		 pg_policy_add(pol, PG_WRITE, ".") == 0;
 
+	snprintf(dir, sizeof dir, "%s/%s", base, sub);
+	ok = ok && mkdir(dir, 0755) == 0 &&
+	     (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0;
 	for (size_t i = 0; ok && i + 2 < n; i++) {
 		char path[64];
 		enum pg_access a = i % 3 == 0 ? PG_READ : i % 3 == 1 ? PG_DENY : PG_WRITE;
@@ -102,45 +147,52 @@ static pg_root *open_root(const char *dir, int dirfd, size_t n)
 	}
 	if (ok)
 		root = pg_root_open(dir, pol, 0);
+	if (dirfd >= 0)
+		close(dirfd);
 	if (pol)
 		pg_policy_free(pol);
 	return root;
 }
 
-/* The plan's argv with "-- /bin/true" appended; the descriptors it lends
- * bwrap (--bind-fd, --ro-bind-fd) are made inheritable through FA. */
-static char **bare_argv(const pg_plan *plan, posix_spawn_file_actions_t *fa)
+/* The plan's argv with "-- /bin/true" appended (and, in C->seccomp_argv,
+ * "--seccomp N" before it); the descriptors it lends bwrap (--bind-fd,
+ * --ro-bind-fd) are made inheritable through FA. */
+static int bare_argv(struct env_ctx *c, const pg_plan *plan, posix_spawn_file_actions_t *fa)
 {
 	char *const *argv = pg_plan_argv(plan);
 	size_t n = 0;
-	char **out;
 
 	for (; argv[n]; n++) {
 		size_t len = strlen(argv[n]);
 
 		if (argv[n + 1] && len > 3 && strcmp(argv[n] + len - 3, "-fd") == 0 &&
-		    strncmp(argv[n], "--", 2) == 0) {
+		    strncmp(argv[n], "--", 2) == 0 && c->nplan_fds < 64) {
 			int fd = atoi(argv[n + 1]);
 
 			posix_spawn_file_actions_adddup2(fa, fd, fd);
+			c->plan_fds[c->nplan_fds++] = fd;
 		}
 	}
-	out = calloc(n + 3, sizeof *out);
-	if (!out)
-		return NULL;
-	memcpy(out, argv, n * sizeof *out);
-	out[n] = (char *)"--";
-	out[n + 1] = (char *)"/bin/true";
-	return out;
+	c->bare_argv = calloc(n + 3, sizeof *c->bare_argv);
+	c->seccomp_argv = calloc(n + 5, sizeof *c->seccomp_argv);
+	if (!c->bare_argv || !c->seccomp_argv)
+		return -1;
+	memcpy(c->bare_argv, argv, n * sizeof *argv);
+	c->bare_argv[n] = (char *)"--";
+	c->bare_argv[n + 1] = (char *)"/bin/true";
+	memcpy(c->seccomp_argv, argv, n * sizeof *argv);
+	c->seccomp_argv[n] = (char *)"--seccomp";
+	c->seccomp_argv[n + 1] = c->seccomp_num;
+	c->seccomp_argv[n + 2] = (char *)"--";
+	c->seccomp_argv[n + 3] = (char *)"/bin/true";
+	return 0;
 }
 
 void bench_envelope(void)
 {
-	char *dir = bench_mkdtemp("envelope");
-	int dirfd = -1;
+	char *dir = bench_mkdtemp("envelope", false);
 	struct env_ctx small = { 0 }, large = { 0 };
 	pg_plan *plan = NULL;
-	char **argv = NULL;
 	posix_spawn_file_actions_t fa;
 
 	posix_spawn_file_actions_init(&fa);
@@ -150,12 +202,12 @@ void bench_envelope(void)
 		bench_row_unavailable("envelope", "lib/envelope.c / lib/spawn.c not built yet");
 		goto out;
 	}
-	if (!dir || (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if (!dir) {
 		bench_row_unavailable("envelope", strerror(errno));
 		goto out;
 	}
-	small.root = open_root(dir, dirfd, 10);
-	large.root = open_root(dir, dirfd, 1000);
+	small.root = open_root(dir, "small", 10);
+	large.root = open_root(dir, "large", 1000);
 	if (!small.root || !large.root) {
 		bench_row_unavailable("envelope", "pg_root_open failed");
 		goto out;
@@ -176,30 +228,31 @@ void bench_envelope(void)
 		bench_row_value("pg_plan_build, 1000 rules", s[1].median, BENCH_NS, -1);
 
 	plan = pg_plan_build(small.root, 0);
-	argv = plan ? bare_argv(plan, &fa) : NULL;
-	if (!argv) {
+	if (!plan || bare_argv(&small, plan, &fa) < 0) {
 		bench_row_unavailable("pg_spawn", "pg_plan_build failed");
 		goto out;
 	}
-	small.bare_argv = argv;
 	small.fds = &fa;
-	struct bench_side sp[2] = {
+	struct bench_side sp[3] = {
 		{ .label = "pg_spawn", .fn = run_pg_spawn, .ctx = &small },
 		{ .label = "bare bwrap", .fn = run_bare_bwrap, .ctx = &small },
+		{ .label = "bwrap + seccomp", .fn = run_bwrap_seccomp, .ctx = &small },
 	};
-	bench_run(sp, 2, bench_iters(10), bench_reps());
+	/* A launch is noisy (namespaces, exec): twice the repetitions. */
+	bench_run(sp, pg_seccomp_filter_fd ? 3 : 2, bench_iters(10), 2 * bench_reps() + 1);
 	bench_row_ratio("spawn /bin/true: pg_spawn / bare bwrap, 10 rules", &sp[0], &sp[1], 1.1);
+	if (pg_seccomp_filter_fd)
+		bench_row_ratio("spawn /bin/true: pg_spawn / bwrap + same seccomp", &sp[0], &sp[2], 0);
 out:
 	posix_spawn_file_actions_destroy(&fa);
-	free(argv);
+	free(small.bare_argv);
+	free(small.seccomp_argv);
 	if (plan)
 		pg_plan_free(plan);
 	if (small.root)
 		pg_root_close(small.root);
 	if (large.root)
 		pg_root_close(large.root);
-	if (dirfd >= 0)
-		close(dirfd);
 	bench_rmtree(dir);
 	free(dir);
 }

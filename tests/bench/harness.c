@@ -16,6 +16,20 @@
 #include "bench.h"
 
 static int n_pass, n_miss, n_unavailable;
+static clockid_t timing_clock = CLOCK_MONOTONIC;
+
+void bench_use_cpu_time(bool on)
+{
+	timing_clock = on ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+}
+
+static uint64_t tick(void)
+{
+	struct timespec ts;
+
+	clock_gettime(timing_clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 uint64_t bench_now_ns(void)
 {
@@ -90,7 +104,9 @@ int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps)
 
 		sides[s].err = 0;
 		/* Warm-up (caches, dentries, lazily compiled state), and the
-		 * measure of how many iterations fit the budget. */
+		 * measure of how many iterations fit the budget: on the wall
+		 * clock whatever clock times the run, since the budget bounds
+		 * how long `make bench` takes. */
 		if (sides[s].fn(sides[s].ctx, w) < 0) {
 			sides[s].err = errno ? errno : EIO;
 			continue;
@@ -109,12 +125,12 @@ int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps)
 
 			if (sides[s].err)
 				continue;
-			t0 = bench_now_ns();
+			t0 = tick();
 			if (sides[s].fn(sides[s].ctx, iters[s]) < 0) {
 				sides[s].err = errno ? errno : EIO;
 				continue;
 			}
-			t[s][r] = (double)(bench_now_ns() - t0) / (double)iters[s];
+			t[s][r] = (double)(tick() - t0) / (double)iters[s];
 		}
 	}
 	for (size_t s = 0; s < nsides; s++) {
@@ -244,11 +260,13 @@ int bench_summary(void)
 
 /* ----------------------------------------------------------- scratch */
 
-char *bench_mkdtemp(const char *tag)
+char *bench_mkdtemp(const char *tag, bool memory)
 {
 	const char *base = getenv("PG_BENCH_DIR");
 	char buf[PATH_MAX];
 
+	if ((!base || !*base) && memory && access("/dev/shm", W_OK | X_OK) == 0)
+		base = "/dev/shm";
 	if (!base || !*base)
 		base = getenv("TMPDIR");
 	if (!base || !*base)

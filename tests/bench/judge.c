@@ -180,11 +180,13 @@ out:
 
 void bench_policy(void)
 {
-	bench_section("policy: judging a name (per judgement, median)");
+	bench_section("policy: judging a name (thread CPU time per judgement, median)");
 	if (!pg_policy_new || !pg_policy_add || !pg_policy_judge || !pg_policy_free) {
 		bench_row_unavailable("judge", "lib/policy.c not built yet");
 		return;
 	}
+	bench_use_cpu_time(true);
 	judge_shape(PLAIN);
 	judge_shape(GLOB);
+	bench_use_cpu_time(false);
 }

@@ -197,6 +197,47 @@ static int make_tree(int dirfd)
 	return 0;
 }
 
+struct name_ctx {
+	pg_policy  *policy;
+	const char *path;
+	size_t      len;
+	unsigned    sink;
+};
+
+static int run_judge_name(void *p, size_t n)
+{
+	struct name_ctx *c = p;
+	struct pg_judgement j;
+
+	for (size_t i = 0; i < n; i++)
+		c->sink += (unsigned)pg_policy_judge(c->policy, c->path, c->len, &j);
+	return 0;
+}
+
+/* Where pg_open's time over openat2 goes: the judgement of the same name
+ * under the same policy, timed alone. */
+static void judge_share_row(const char *label, const char *path, const struct bench_side *open,
+			    const struct bench_side *bare)
+{
+	struct name_ctx c = { .path = path, .len = strlen(path) };
+	struct bench_side s = { .label = "judge", .fn = run_judge_name, .ctx = &c };
+	char what[96];
+
+	if (!pg_policy_judge || open->err || bare->err)
+		return;
+	c.policy = pg_policy_new();
+	if (!c.policy || pg_policy_parse(c.policy, bench_policy_text, strlen(bench_policy_text)) < 0) {
+		pg_policy_free(c.policy);
+		return;
+	}
+	bench_run(&s, 1, bench_iters(100000), bench_reps());
+	snprintf(what, sizeof what, "  %s: pg_open - openat2, of which judging", label);
+	if (!s.err)
+		printf("%-52s %11.0f %11.0f ns (%.0f%%)\n", what, open->median - bare->median,
+		       s.median, 100 * s.median / (open->median - bare->median));
+	pg_policy_free(c.policy);
+}
+
 static void open_rows(struct op_ctx *c, const char *label, const char *path)
 {
 	char what[96];
@@ -212,6 +253,8 @@ static void open_rows(struct op_ctx *c, const char *label, const char *path)
 	bench_row_ratio(what, &s[0], &s[1], strstr(label, "symlink") ? 0 : 1.2);
 	snprintf(what, sizeof what, "open+close %s: pg_open / openat", label);
 	bench_row_ratio(what, &s[0], &s[2], 0);
+	if (!strstr(label, "symlink"))
+		judge_share_row(label, path, &s[0], &s[1]);
 }
 
 static void alloc_row(const char *what, bench_fn fn, void *ctx)
@@ -245,10 +288,11 @@ static pg_root *open_bench_root(const char *dir)
 void bench_ops(void)
 {
 	struct op_ctx c = { .rootfd = -1 };
-	char *dir = bench_mkdtemp("ops");
+	char *dir = bench_mkdtemp("ops", false);
 	int dirfd = -1;
 
-	bench_section("operations: guarded vs bare (per operation, median)");
+	bench_section("operations: guarded vs bare (thread CPU time per operation, median)");
+	bench_use_cpu_time(true);
 	if (!dir || (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    make_tree(dirfd) < 0) {
 		bench_row_unavailable("operations", strerror(errno));
@@ -324,6 +368,7 @@ void bench_ops(void)
 
 	pg_root_close(c.root);
 out:
+	bench_use_cpu_time(false);
 	if (dirfd >= 0)
 		close(dirfd);
 	bench_rmtree(dir);

@@ -69,9 +69,14 @@ int main(int argc, char **argv)
 	printf("pg-bench (%s %s): %s %s, %ld CPUs, %d repetitions, median of each; "
 	       "ratio = guarded / bare\n", PACKAGE_NAME, PACKAGE_VERSION, u.sysname, u.release,
 	       sysconf(_SC_NPROCESSORS_ONLN), bench_reps());
-	for (size_t k = 0; k < N_SECTIONS; k++)
-		if (!any || chosen[k])
-			sections[k].run();
+	for (size_t k = 0; k < N_SECTIONS; k++) {
+		uint64_t t1 = bench_now_ns();
+
+		if (any && !chosen[k])
+			continue;
+		sections[k].run();
+		printf("(%s: %.1f s)\n", sections[k].name, (double)(bench_now_ns() - t1) / 1e9);
+	}
 	misses = bench_summary();
 	printf("total time %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
 	return strict && misses ? 1 : 0;
