@@ -9,6 +9,7 @@
  *   thread  C: "c"  (a directory)  <-> "c_sym" (a symlink to the outside, absolute)
  *   process P: "pa" (a directory)  <-> "pb" (a directory whose entries are
  *              symlinks to the outside marker and to the denied key)
+ *   processes: the pairs of A and B again, from outside our address space
  *   process M: rename "mv" onto the absent denied name "absent-deny" and back
  *
  * What was actually touched is checked, not what the library says:
@@ -23,13 +24,16 @@
  * of invariant 3 (the name moved after the landing check); they are counted
  * and printed, not failed.
  *
- * Usage: test_race_attack [--seconds S] [--ops N] [--threads T] [--calm]
- * (--calm runs the same work with no attacker: a baseline.)
+ * Usage: test_race_attack [--seconds S] [--ops N] [--threads T] [--calm] [--unguarded]
+ * (--calm runs the same work with no attacker: a baseline.  --unguarded
+ * runs the opens and stats with plain openat/fstatat: the detectors must
+ * report escapes, which shows they can.)
  * The default (make check) is 2 seconds per resolver; PG_RACE_SECONDS
  * overrides it.  --ops runs until N guarded operations in total.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -58,6 +62,7 @@ static struct adv_area area;
 static struct ident idents[8];
 static int nidents;
 static int root_dirfd = -1;
+static int root_fd_plain = -1;   /* O_RDONLY: openat needs a searchable fd, not O_PATH-only use */
 static char a_outside_path[700];   /* "a/<outside without '/'>/marker" */
 static char a_outside_file[700];   /* "a/<outside without '/'>/f" */
 
@@ -65,6 +70,9 @@ static atomic_bool stop;
 static atomic_ullong ops, refused, escapes, denied_reads, seam, swaps;
 static unsigned long long target_ops;
 static bool calm;   /* --calm: no attackers, a baseline of the same work */
+/* --unguarded: the same work with plain openat/fstatat instead of the
+ * library.  It must be caught: this proves the detectors can fail. */
+static bool unguarded;
 
 static int swap(int dirfd, const char *x, const char *y)
 {
@@ -127,7 +135,9 @@ static void count(int rc)
 
 static void guarded_open(pg_root *r, const char *path, int flags)
 {
-	int fd = pg_open(r, path, flags | O_CLOEXEC, 0644);
+	int fd = unguarded ? openat(root_fd_plain, path,
+				    flags | O_CLOEXEC, 0644)
+			   : pg_open(r, path, flags | O_CLOEXEC, 0644);
 
 	count(fd);
 	if (fd >= 0) {
@@ -142,7 +152,7 @@ static void guarded_stat(pg_root *r, const char *path)
 {
 	struct stat st;
 	const char *what;
-	int rc = pg_stat(r, path, &st, 0);
+	int rc = unguarded ? fstatat(root_fd_plain, path, &st, 0) : pg_stat(r, path, &st, 0);
 
 	count(rc);
 	if (rc == 0 && (what = forbidden(&st))) {
@@ -172,8 +182,8 @@ static void *library_worker(void *arg)
 	unsigned long i;
 
 	for (i = 0; !atomic_load(&stop); i++) {
-		snprintf(name, sizeof(name), "a/new-%d", w->id);
-		snprintf(other, sizeof(other), "a/moved-%d", w->id);
+		snprintf(name, sizeof(name), "a/pgadv-new-%d-%d", (int)getpid(), w->id);
+		snprintf(other, sizeof(other), "a/pgadv-moved-%d-%d", (int)getpid(), w->id);
 		switch (i % 16) {
 		case 0:  guarded_open(r, a_outside_path, O_RDONLY); break;
 		case 1:  guarded_open(r, "a/f", O_RDONLY); break;
@@ -274,7 +284,8 @@ static int setup(void)
 	snprintf(a_outside_path, sizeof(a_outside_path), "a/%.300s/marker", area.outside + 1);
 	snprintf(a_outside_file, sizeof(a_outside_file), "a/%.300s/f", area.outside + 1);
 	root_dirfd = open(area.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root_dirfd < 0)
+	root_fd_plain = open(area.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_dirfd < 0 || root_fd_plain < 0)
 		return -1;
 	return add_ident("outside/marker", "the outside marker") |
 	       add_ident("outside/f", "the outside file") |
@@ -298,7 +309,7 @@ static int run(unsigned resolver, double seconds, unsigned long long ops_goal, i
 	static const char policy[] = "write .\ndeny secret\ndeny .env\ndeny absent-deny\n";
 	pg_policy *p = pg_policy_new();
 	pg_root *r;
-	pid_t procs[2];
+	pid_t procs[4];
 	double start;
 	int i;
 
@@ -317,6 +328,8 @@ static int run(unsigned resolver, double seconds, unsigned long long ops_goal, i
 	if (!calm) {
 		procs[0] = attacker_process(true, "pa", "pb");
 		procs[1] = attacker_process(false, "mv", "absent-deny");
+		procs[2] = attacker_process(true, "a", "a_sym");
+		procs[3] = attacker_process(true, "b", "b_sym");
 		for (i = 0; i < 3; i++)
 			pthread_create(&attackers[i], NULL, attacker_thread, &attacks[i]);
 	}
@@ -336,7 +349,7 @@ static int run(unsigned resolver, double seconds, unsigned long long ops_goal, i
 		pthread_join(workers[i], NULL);
 	for (i = 0; !calm && i < 3; i++)
 		pthread_join(attackers[i], NULL);
-	for (i = 0; !calm && i < 2; i++) {
+	for (i = 0; !calm && i < 4; i++) {
 		kill(procs[i], SIGKILL);
 		waitpid(procs[i], NULL, 0);
 	}
@@ -360,6 +373,30 @@ static void restore_names(void)
 		renameat(root_dirfd, "absent-deny", root_dirfd, "mv");
 }
 
+/* "a" swapped for a link to "/" turns a/NAME into /NAME: nothing the
+ * workers create may appear at the host's root. */
+static int host_root_touched(bool f_existed)
+{
+	char prefix[64];
+	struct dirent *e;
+	int found = 0;
+	DIR *d = opendir("/");
+
+	snprintf(prefix, sizeof(prefix), "pgadv-");
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix)) ||
+		    (!f_existed && !strcmp(e->d_name, "f"))) {
+			fprintf(stderr, "ESCAPE: /%s appeared at the host's root (removed)\n", e->d_name);
+			if (unlinkat(dirfd(d), e->d_name, 0) < 0)
+				unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+			found++;
+		}
+	closedir(d);
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -367,6 +404,7 @@ int main(int argc, char **argv)
 		{ "ops", required_argument, NULL, 'o' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "calm", no_argument, NULL, 'c' },
+		{ "unguarded", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("PG_RACE_SECONDS");
@@ -375,6 +413,7 @@ int main(int argc, char **argv)
 	int nthreads = 2, c, fds, rc = 0;
 	char *out_before, *out_after, *deny_before, *deny_after, file[600];
 	struct stat env_before, env_after;
+	bool f_existed;
 	double start;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -383,13 +422,15 @@ int main(int argc, char **argv)
 		case 'o': ops_goal = strtoull(optarg, NULL, 10); break;
 		case 't': nthreads = atoi(optarg); break;
 		case 'c': calm = true; break;
+		case 'u': unguarded = true; break;
 		default:
-			fprintf(stderr, "usage: %s [--seconds S] [--ops N] [--threads T] [--calm]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--seconds S] [--ops N] [--threads T] [--calm] [--unguarded]\n", argv[0]);
 			return 2;
 		}
 	}
 	if (nthreads < 1 || nthreads > MAX_WORKERS)
 		nthreads = 2;
+	f_existed = access("/f", F_OK) == 0;
 	fds = adv_fd_count();
 	if (setup() < 0) {
 		fprintf(stderr, "setup failed\n");
@@ -437,10 +478,12 @@ int main(int argc, char **argv)
 			rc = 1;
 		}
 	}
+	atomic_fetch_add(&escapes, (unsigned long long)host_root_touched(f_existed));
 	if (atomic_load(&escapes))
 		rc = 1;
 	free(out_before); free(out_after); free(deny_before); free(deny_after);
 	close(root_dirfd);
+	close(root_fd_plain);
 	adv_area_free(&area);
 	if (adv_fd_count() != fds) {
 		fprintf(stderr, "%d descriptors leaked\n", adv_fd_count() - fds);
