@@ -429,15 +429,14 @@ static void lay_absent_deny(struct pg_plan *pl, const char *path, const char *ru
 {
 	enum region r = region_at(pl, path);
 
-	if (r == REGION_RW)
-	{
+	if (r == REGION_RW) {
 		note(pl, true, path, rule, SEAM_ABSENT);
 		add_pin_seed(pl, path, rule);
-	}
-	else
+	} else {
 		note(pl, false, path, rule,
 		     "absent: nothing to mask (its region is %s, creation is already refused)",
 		     region_name(r));
+	}
 }
 
 static void lay_mask(struct pg_plan *pl, char *canon, const struct stat *st,
@@ -461,6 +460,41 @@ static void lay_mask(struct pg_plan *pl, char *canon, const struct stat *st,
 		m->why = why;
 }
 
+/* A denied symlink: nothing can be mounted on the link itself (its name
+ * is a seam in a writable region); its target is masked.  Takes CANON,
+ * the link's own canonical path. */
+static void lay_deny_link(struct pg_plan *pl, const char *path, char *canon, const char *rule)
+{
+	char *dir = parent_of(canon);
+	struct stat st;
+	int fd;
+
+	if (dir && region_at(pl, dir) == REGION_RW)
+		note(pl, true, canon, rule,
+		     "denied symlink in a writable region: a mount cannot sit on a symlink, so a child can replace the link's own name for this launch (its target stays masked)");
+	free(dir);
+	free(canon);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == ENOENT && region_at(pl, path) == REGION_RW)
+			note(pl, true, path, rule,
+			     "denied symlink whose target is absent: held in process only for this launch");
+		else
+			note(pl, false, path, rule, "symlink target cannot be reached: %s: nothing to mask",
+			     strerror(err));
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !(canon = fd_path(fd))) {
+		note(pl, false, path, rule, "cannot inspect the symlink's target: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	close(fd);
+	lay_mask(pl, canon, &st, rule, "mask (symlink target)");
+}
+
 static void lay_deny(struct pg_plan *pl, const char *path, const char *rule)
 {
 	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -481,34 +515,10 @@ static void lay_deny(struct pg_plan *pl, const char *path, const char *rule)
 		return;
 	}
 	close(fd);
-	if (S_ISLNK(st.st_mode)) {
-		char *dir = parent_of(canon);
-
-		if (dir && region_at(pl, dir) == REGION_RW)
-			note(pl, true, canon, rule,
-			     "denied symlink in a writable region: a mount cannot sit on a symlink, so a child can replace the link's own name for this launch (its target stays masked)");
-		free(dir);
-		free(canon);
-		fd = open(path, O_PATH | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENOENT && region_at(pl, path) == REGION_RW)
-				note(pl, true, path, rule,
-				     "denied symlink whose target is absent: held in process only for this launch");
-			else
-				note(pl, false, path, rule, "symlink target cannot be reached: %s: nothing to mask",
-				     strerror(errno));
-			return;
-		}
-		if (fstat(fd, &st) < 0 || !(canon = fd_path(fd))) {
-			note(pl, false, path, rule, "cannot inspect the symlink's target: %s", strerror(errno));
-			close(fd);
-			return;
-		}
-		close(fd);
-		lay_mask(pl, canon, &st, rule, "mask (symlink target)");
-		return;
-	}
-	lay_mask(pl, canon, &st, rule, "mask");
+	if (S_ISLNK(st.st_mode))
+		lay_deny_link(pl, path, canon, rule);
+	else
+		lay_mask(pl, canon, &st, rule, "mask");
 }
 
 /* A read or write rule naming a symlink whose own name lies in a tmpfs
@@ -1181,8 +1191,40 @@ static void add_pseudo(struct pg_plan *pl, const char *op, const char *dest)
 	}
 }
 
-/* Order: base, read-only pins, /dev /proc /tmp, rule mounts (each followed
- * by its writable pins), remounts.  The public list follows argv order. */
+/* The argv order: base, read-only pins (beneath everything), /dev /proc
+ * /tmp, rule mounts by depth (each followed by its writable pins), then
+ * the remounts that make directory masks read-only. */
+enum phase { PHASE_BASE, PHASE_PINS, PHASE_PSEUDO, PHASE_RULES, PHASE_REMOUNTS, PHASE_FOLLOWS };
+
+static enum phase phase_of(enum mount_kind k)
+{
+	switch (k) {
+	case MK_BASE:    return PHASE_BASE;
+	case MK_PIN:     return PHASE_PINS;
+	case MK_PSEUDO:  return PHASE_PSEUDO;
+	case MK_REMOUNT: return PHASE_REMOUNTS;
+	case MK_PIN_RW:  return PHASE_FOLLOWS;
+	default:         return PHASE_RULES;
+	}
+}
+
+static void emit_at(struct pg_plan *pl, size_t i)
+{
+	pl->order[pl->norder++] = i;
+	emit_mount(pl, &pl->mounts[i]);
+	for (size_t j = 0; j < pl->nmounts; j++)
+		if (pl->mounts[j].kind == MK_PIN_RW && pl->mounts[j].after == i)
+			emit_at(pl, j);
+}
+
+static void emit_phase(struct pg_plan *pl, enum phase ph)
+{
+	for (size_t i = 0; i < pl->nmounts; i++)
+		if (!pl->mounts[i].emitted && phase_of(pl->mounts[i].kind) == ph)
+			emit_at(pl, i);
+}
+
+/* The public list of mounts follows argv order. */
 static void assemble(struct pg_plan *pl)
 {
 	size_t nrule;
@@ -1225,25 +1267,8 @@ static void assemble(struct pg_plan *pl)
 		pl->oom = true;
 		return;
 	}
-#define EMIT(cond) \
-	for (size_t i = 0; i < pl->nmounts; i++) { \
-		struct plan_mount *m = &pl->mounts[i]; \
-		if (!m->emitted && (cond)) { \
-			pl->order[pl->norder++] = i; \
-			emit_mount(pl, m); \
-			for (size_t j = 0; j < pl->nmounts; j++) \
-				if (pl->mounts[j].kind == MK_PIN_RW && pl->mounts[j].after == i) { \
-					pl->order[pl->norder++] = j; \
-					emit_mount(pl, &pl->mounts[j]); \
-				} \
-		} \
-	}
-	EMIT(m->kind == MK_BASE)
-	EMIT(m->kind == MK_PIN)
-	EMIT(m->kind == MK_PSEUDO)
-	EMIT(m->kind != MK_REMOUNT && m->kind != MK_PIN_RW)
-	EMIT(m->kind == MK_REMOUNT)
-#undef EMIT
+	for (int ph = PHASE_BASE; ph <= PHASE_REMOUNTS; ph++)
+		emit_phase(pl, (enum phase)ph);
 	push(pl, "--chdir");
 	push(pl, pl->chdir);
 }

@@ -644,6 +644,38 @@ static void absent_rule_still_pins_existing_parents(void **state)
 	pg_plan_free(pl);
 }
 
+/* Without "read /" there is no host view for a pin to lie beneath: it
+ * is then a writable self-bind right after its region, and still refuses
+ * the move. */
+static void pin_holds_without_a_host_base(void **state)
+{
+	struct stat st;
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	if (lstat("/bin", &st) < 0) {
+		print_message("SKIP: no /bin on this host\n");
+		skip();
+	}
+	mkdirs("ws/.git/hooks");
+	mkdirs("ws/.git/objects");
+	put("ws/.git/hooks/pre-commit", "#!/bin/sh\n");
+	pl = plan("ws", "read /usr\nread /bin\nread /lib\nread /lib64\nread /etc\n"
+		  "write .\nread .git/hooks\n");
+	run_ok(pl, "mv .git aside; echo mv=$?\n"
+		   TRY("sh -c 'echo x > .git/hooks/pre-commit'", "hook")
+		   TRY("sh -c 'echo o > .git/objects/o && mv .git/objects/o .git/objects/p'", "inside")
+		   TRY("touch top", "top")
+		   TRY("ls /var/log", "unlisted-host"), &res);
+	has(&res, "mv=1");
+	has(&res, "no-hook");
+	line(&res, "inside");
+	line(&res, "top");
+	has(&res, "no-unlisted-host");
+	pg_plan_free(pl);
+}
+
 /* The same attack with the workspace under /tmp, which the envelope
  * replaces by a private tmpfs: the root's bind goes over it and the pin,
  * laid beneath everything, still holds. */
@@ -1411,6 +1443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(write_in_read_in_deny_stays_writable, setup, teardown),
 		cmocka_unit_test_setup_teardown(pinned_parent_cannot_be_moved, setup, teardown),
 		cmocka_unit_test_setup_teardown(pin_holds_under_private_tmp, setup, teardown),
+		cmocka_unit_test_setup_teardown(pin_holds_without_a_host_base, setup, teardown),
 		cmocka_unit_test_setup_teardown(absent_rule_still_pins_existing_parents, setup, teardown),
 		cmocka_unit_test_setup_teardown(renames_into_denied_or_readonly_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(merged_usr_keeps_programs_runnable, setup, teardown),
