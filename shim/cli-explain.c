@@ -75,10 +75,14 @@ static void print_rule(const char *label, const struct pg_rule *r)
 	printf("%-10s %s\n", label, buf);
 }
 
-static void explain_ops(pg_root *root, const struct target *t)
+/* The verdict of each operation, as the library resolves the name (through
+ * symlinks, by identity); the read verdict goes to *READ. */
+static void explain_ops(pg_root *root, const struct target *t, struct pg_verdict *read)
 {
 	int op;
 
+	memset(read, 0, sizeof(*read));
+	read->allowed = 1;
 	if (!t->inside) {
 		printf("%-10s outside the root: the library never acts there; the envelope's mounts "
 		       "and the preload judge it by the absolute rules\n", "ops:");
@@ -91,6 +95,8 @@ static void explain_ops(pg_root *root, const struct target *t)
 		memset(&v, 0, sizeof(v));
 		snprintf(label, sizeof(label), "%s:", op_name[op]);
 		pg_check(root, t->rel[0] ? t->rel : ".", (enum pg_op)op, &v);
+		if (op == PG_OP_READ)
+			*read = v;
 		if (v.allowed)
 			printf("%-10s allowed\n", label);
 		else if (v.name)
@@ -250,6 +256,7 @@ static void explain_held(pg_root *root, const struct target *t, enum pg_access a
 static int explain_one(pg_root *root, const char *raw)
 {
 	struct target *t = calloc(1, sizeof(*t));
+	struct pg_verdict rv;
 	struct pg_judgement j;
 	pg_policy *policy = root->policy;
 
@@ -276,14 +283,18 @@ static int explain_one(pg_root *root, const char *raw)
 		printf("%-10s none covers it: denied\n", "rule:");
 	if (j.cap)
 		print_rule("capped by:", j.cap);
-	explain_ops(root, t);
+	explain_ops(root, t, &rv);
+	/* The name may reach another: a symlink to a denied name, a hard link
+	 * to a denied file.  The library judges what is reached. */
+	if (rv.name && j.access != PG_DENY && strcmp(rv.name, "workspace.denied") == 0)
+		printf("%-10s the name reaches a denied object: %s\n", "reaches:", rv.rule[0] ? rv.rule : rv.name);
 	explain_covers(&j, root);
 	pthread_rwlock_rdlock(&root->lock);
 	explain_pins(policy, t);
 	pthread_rwlock_unlock(&root->lock);
 	explain_held(root, t, j.access);
 	free(t);
-	return j.access == PG_DENY ? CLI_REFUSED : CLI_OK;
+	return j.access == PG_DENY || (!rv.allowed && rv.name) ? CLI_REFUSED : CLI_OK;
 }
 
 int explain_main(int argc, char **argv)

@@ -19,6 +19,11 @@
 
 extern char **environ;
 
+/* LD_PRELOAD, PATHGATE_ROOT, PATHGATE_POLICY, PATHGATE_POLICY_TEXT */
+#define RUN_VARS 4
+/* The kernel's bound on one environment string is 128 KiB. */
+#define RUN_TEXT_MAX (100 * 1024)
+
 struct run_opts {
 	const char *report;
 	bool        preload;
@@ -77,10 +82,38 @@ static const char *preload_path(void)
 	return env && *env ? env : PG_PRELOAD_PATH;
 }
 
+/* The policy file's text, for a preload that cannot see the file (the
+ * envelope shows the child its root, not what lies beside it); NULL when
+ * it does not read or is too large for one environment string. */
+static char *policy_text(const char *file)
+{
+	char *buf = malloc(RUN_TEXT_MAX + 1);
+	size_t len;
+	FILE *f;
+
+	if (!buf)
+		return NULL;
+	f = fopen(file, "re");
+	if (!f) {
+		free(buf);
+		return NULL;
+	}
+	len = fread(buf, 1, RUN_TEXT_MAX + 1, f);
+	fclose(f);
+	if (len > RUN_TEXT_MAX || memchr(buf, '\0', len)) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 /* The variables that configure the preload in the child.  Returns how
  * many were written to VARS (each owned by the caller). */
-static size_t preload_vars(const struct cli_workspace *ws, const char *inherited_preload, char *vars[3])
+static size_t preload_vars(const struct cli_workspace *ws, const char *inherited_preload,
+			   char *vars[RUN_VARS])
 {
+	char *text;
 	size_t n = 0;
 
 	if (inherited_preload && *inherited_preload) {
@@ -93,6 +126,11 @@ static size_t preload_vars(const struct cli_workspace *ws, const char *inherited
 		n++;
 	if (ws->source && asprintf(&vars[n], "PATHGATE_POLICY=%s", ws->source) >= 0)
 		n++;
+	if (ws->source && (text = policy_text(ws->source))) {
+		if (asprintf(&vars[n], "PATHGATE_POLICY_TEXT=%s", text) >= 0)
+			n++;
+		free(text);
+	}
 	return n;
 }
 
@@ -117,7 +155,7 @@ static char **build_env(char *const *vars, size_t nvars, bool keep_host)
 		return NULL;
 	for (i = 0; i < n; i++)
 		if (!is_var(environ[i], "LD_PRELOAD") && !is_var(environ[i], "PATHGATE_ROOT") &&
-		    !is_var(environ[i], "PATHGATE_POLICY"))
+		    !is_var(environ[i], "PATHGATE_POLICY") && !is_var(environ[i], "PATHGATE_POLICY_TEXT"))
 			env[k++] = environ[i];
 	for (i = 0; i < nvars; i++)
 		env[k++] = vars[i];
@@ -164,7 +202,7 @@ static int spawn_failed(const char *cmd)
 
 static int run_command(struct cli_workspace *ws, const struct run_opts *o, char *const cmdv[])
 {
-	char *file = NULL, *vars[3] = { 0 }, **env = NULL;
+	char *file = NULL, *vars[RUN_VARS] = { 0 }, **env = NULL;
 	size_t nvars = 0, i;
 	pid_t pid;
 	int rc = find_command(cmdv[0], &file);

@@ -238,8 +238,26 @@ static const char *errno_name(int err)
 	case ENOTDIR: return "ENOTDIR";
 	case ELOOP: return "ELOOP";
 	case EXDEV: return "EXDEV";
+	case EEXIST: return "EEXIST";
+	case EISDIR: return "EISDIR";
+	case EPERM: return "EPERM";
 	default: return "other";
 	}
+}
+
+/* A path the library refused has a refusal name and (usually) a rule; one
+ * that failed with a plain errno (an absent file for a read) has only the
+ * errno: its name stands in, and its message for the rule. */
+static const char *verdict_name(const struct pg_verdict *v)
+{
+	return v->name ? v->name : errno_name(v->err);
+}
+
+static const char *verdict_why(const struct pg_verdict *v)
+{
+	if (v->rule[0])
+		return v->rule;
+	return v->name ? "no rule covers it" : strerror(v->err);
 }
 
 static void print_json_verdict(const char *path, const struct pg_verdict *v)
@@ -250,8 +268,15 @@ static void print_json_verdict(const char *path, const struct pg_verdict *v)
 		fputs(",\"allowed\":true", stdout);
 	} else {
 		fputs(",\"allowed\":false,\"refusal\":", stdout);
-		cli_json_string(stdout, v->name ? v->name : "");
+		if (v->name)
+			cli_json_string(stdout, v->name);
+		else
+			fputs("null", stdout);
 		printf(",\"errno\":\"%s\"", errno_name(v->err));
+		if (!v->name) {
+			fputs(",\"error\":", stdout);
+			cli_json_string(stdout, strerror(v->err));
+		}
 	}
 	fputs(",\"rule\":", stdout);
 	cli_json_string(stdout, v->rule);
@@ -263,14 +288,12 @@ static void print_line_verdict(const char *path, const struct pg_verdict *v, cha
 	if (v->allowed)
 		printf("%s\tallowed%c", path, end);
 	else
-		printf("%s\t%s\t%s%c", path, v->name ? v->name : "refused",
-		       v->rule[0] ? v->rule : "no rule covers it", end);
+		printf("%s\t%s\t%s%c", path, verdict_name(v), verdict_why(v), end);
 }
 
 static void print_refused_stderr(const char *path, const struct pg_verdict *v)
 {
-	fprintf(stderr, "%s: %s: %s\n", path, v->name ? v->name : "refused",
-		v->rule[0] ? v->rule : "no rule covers it");
+	fprintf(stderr, "%s: %s: %s\n", path, verdict_name(v), verdict_why(v));
 }
 
 static int check_args(pg_root *root, const struct check_opts *o, char **paths, int n)
@@ -281,13 +304,8 @@ static int check_args(pg_root *root, const struct check_opts *o, char **paths, i
 		struct pg_verdict v;
 
 		memset(&v, 0, sizeof(v));
-		if (pg_check(root, paths[i], o->op, &v) < 0 && !v.name) {
-			/* Refused with a plain errno: name it from the record. */
-			v.allowed = 0;
+		if (pg_check(root, paths[i], o->op, &v) < 0 && !v.name && !v.err)
 			v.err = errno;
-			v.name = pg_last_refusal()->name ? pg_last_refusal()->name
-							 : strerror(errno);
-		}
 		if (!v.allowed)
 			rc = CLI_REFUSED;
 		if (o->json)

@@ -45,6 +45,7 @@ static struct {
 	char            env_preload[PATH_MAX + 16];
 	char            env_root[PATH_MAX + 16];
 	char            env_policy[PATH_MAX + 20];
+	char           *env_policy_text; /* "PATHGATE_POLICY_TEXT=...", or NULL */
 	bool            log;
 	pthread_mutex_t reopen;
 } g = { .reopen = PTHREAD_MUTEX_INITIALIZER };
@@ -120,30 +121,37 @@ static pg_root *open_root(const char *dir)
 	return root;
 }
 
+/* PATHGATE_POLICY names the policy file; PATHGATE_POLICY_TEXT carries its
+ * text for where the file cannot be seen (pathgate run puts both in: the
+ * envelope shows a child its root, not the file beside it). */
 static int load_policy(const char *root_dir)
 {
 	const char *file = getenv("PATHGATE_POLICY");
+	const char *text = getenv("PATHGATE_POLICY_TEXT");
 	char dflt[PATH_MAX], canon[PATH_MAX];
 	struct stat st;
 
 	g.policy = pg_policy_new();
 	if (!g.policy)
 		return -1;
-	if (!file || !*file) {
-		if (snprintf(dflt, sizeof(dflt), "%s/.pathgate", root_dir) < (int)sizeof(dflt) &&
-		    stat(dflt, &st) == 0 && S_ISREG(st.st_mode))
-			file = dflt;
-	}
-	if (!file || !*file)
-		return pg_policy_parse(g.policy, pg_default_policy_text, strlen(pg_default_policy_text));
-	if (pg_policy_load(g.policy, file) < 0)
-		return -1;
-	if (file != dflt) {
+	if (text && *text && asprintf(&g.env_policy_text, "PATHGATE_POLICY_TEXT=%s", text) < 0)
+		g.env_policy_text = NULL;
+	if (file && *file) {
 		if (!realpath(file, canon))
 			snprintf(canon, sizeof(canon), "%s", file);
 		snprintf(g.env_policy, sizeof(g.env_policy), "PATHGATE_POLICY=%s", canon);
+		if (pg_policy_load(g.policy, file) == 0)
+			return 0;
+		if (!text || !*text)
+			return -1;
+		return pg_policy_parse(g.policy, text, strlen(text));
 	}
-	return 0;
+	if (text && *text)
+		return pg_policy_parse(g.policy, text, strlen(text));
+	if (snprintf(dflt, sizeof(dflt), "%s/.pathgate", root_dir) < (int)sizeof(dflt) &&
+	    stat(dflt, &st) == 0 && S_ISREG(st.st_mode))
+		return pg_policy_load(g.policy, dflt);
+	return pg_policy_parse(g.policy, pg_default_policy_text, strlen(pg_default_policy_text));
 }
 
 static void find_self(void)
@@ -483,7 +491,8 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 			theirs = envp[i];
 			continue;
 		}
-		if (is_var(envp[i], "PATHGATE_ROOT", 13) || is_var(envp[i], "PATHGATE_POLICY", 15))
+		if (is_var(envp[i], "PATHGATE_ROOT", 13) || is_var(envp[i], "PATHGATE_POLICY", 15) ||
+		    is_var(envp[i], "PATHGATE_POLICY_TEXT", 20))
 			continue;
 		out[k++] = envp[i];
 	}
@@ -502,6 +511,8 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 	out[k++] = g.env_root;
 	if (g.env_policy[0])
 		out[k++] = g.env_policy;
+	if (g.env_policy_text)
+		out[k++] = g.env_policy_text;
 	out[k] = NULL;
 }
 
@@ -536,5 +547,7 @@ void pl_environ_ensure(void)
 		if (!v || strcmp(v, g.env_policy + 16) != 0)
 			setenv("PATHGATE_POLICY", g.env_policy + 16, 1);
 	}
+	if (g.env_policy_text && !getenv("PATHGATE_POLICY_TEXT"))
+		setenv("PATHGATE_POLICY_TEXT", g.env_policy_text + 21, 1);
 	pthread_mutex_unlock(&lock);
 }

@@ -2,7 +2,8 @@
  * (PATHGATE_ROOT, PATHGATE_POLICY), the held root, the per-thread
  * re-entrancy depth, the real libc functions, and where a path argument
  * lands (inside the root, or a host path judged by the absolute rules).
- * preload-fs.c and preload-exec.c hold the interposers.
+ * PATHGATE_POLICY_TEXT carries the policy's text where its file is out of
+ * sight.  preload-fs.c and preload-exec.c hold the interposers.
  *
  * Not a boundary: a program that makes raw syscalls, or a static binary,
  * never meets it.  It gives the confined program precise, ordinary errors
@@ -67,7 +68,7 @@ void pl_log_refusal(const char *call, const char *path);
 /* Children keep the preload: ENVP with LD_PRELOAD and PATHGATE_* put back
  * into OUT (room for env_count(ENVP) + PL_ENV_EXTRA pointers); BUF (PL_ENV_BUF
  * bytes) holds a merged LD_PRELOAD.  Allocates nothing (vfork). */
-#define PL_ENV_EXTRA 4
+#define PL_ENV_EXTRA 5
 #define PL_ENV_BUF   (PATH_MAX * 2 + 16)
 size_t pl_env_count(char *const envp[]);
 void   pl_env_inject(char *const envp[], char **out, char *buf);

@@ -34,6 +34,11 @@ tests_test_batch_CFLAGS = $(TEST_CFLAGS) $(SECCOMP_CFLAGS)
 tests_test_batch_LDADD = $(TEST_LIBS) $(SECCOMP_LIBS)
 TESTS += tests/test_batch
 
+shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh
+dist_check_SCRIPTS += $(shim_tests)
+EXTRA_DIST += tests/shim-lib.sh
+TESTS += $(shim_tests)
+
 # An ASan-instrumented preload cannot load into uninstrumented programs:
 # the preload tests skip in a sanitizer build and say so.
 if SANITIZERS

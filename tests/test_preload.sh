@@ -1,0 +1,227 @@
+#!/bin/sh
+# test_preload.sh - real programs under libpathgate-preload.so, with a
+# policy that writes the workspace and denies .env and secrets/.  Every
+# denied action fails with the ordinary message and leaves the tree
+# exactly as it was (snapshots before and after); every allowed one works.
+. "$top_srcdir/tests/shim-lib.sh"
+
+if [ -n "$PG_SANITIZERS" ]; then
+	skip "sanitizer build: an ASan-instrumented preload cannot load into uninstrumented programs (cat, sh, git); the plain build runs these"
+fi
+[ -f "$PRELOAD" ] || { echo "ERROR: $PRELOAD is not built"; exit 99; }
+
+scratch
+W="$SCRATCH/ws"
+POL="$SCRATCH/policy"
+mkdir -p "$SCRATCH/outside" "$SCRATCH/hidden" "$SCRATCH/home"
+echo hidden > "$SCRATCH/hidden/f"
+cat > "$POL" <<EOF
+read /
+write .
+deny .env
+deny secrets
+write /tmp
+write /dev/null
+read $SCRATCH/outside
+deny $SCRATCH/hidden
+write $SCRATCH/home
+EOF
+export HOME="$SCRATCH/home" GIT_CONFIG_NOSYSTEM=1 \
+	GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
+	GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+
+populate() {
+	rm -rf "$W"
+	mkdir -p "$W/dir/sub" "$W/secrets"
+	echo hello > "$W/file.txt"
+	echo TOKEN=x > "$W/.env"
+	echo s3cret > "$W/secrets/key"
+	echo a > "$W/dir/sub/a.txt"
+}
+
+# Run CMD in the workspace under the preload.
+guarded() {
+	(cd "$W" && env LD_PRELOAD="$PRELOAD" PATHGATE_ROOT="$W" PATHGATE_POLICY="$POL" "$@")
+}
+
+# denied MESSAGE DESCRIPTION CMD...: fails, says MESSAGE, changes nothing.
+denied() {
+	msg=$1 desc=$2
+	shift 2
+	before=$(snapshot "$W")
+	OUT=$(guarded "$@" 2>"$SCRATCH/.stderr")
+	got=$?
+	ERR=$(cat "$SCRATCH/.stderr")
+	after=$(snapshot "$W")
+	[ "$got" -ne 0 ] && ok || fail "$desc: succeeded (stdout: $OUT)"
+	expect_in "$ERR" "$msg" "$desc"
+	[ "$before" = "$after" ] && ok || fail "$desc: the tree changed: $(echo "$before" > "$SCRATCH/b"; echo "$after" > "$SCRATCH/a"; diff "$SCRATCH/b" "$SCRATCH/a")"
+	expect_not_in "$OUT" "TOKEN=x" "$desc: leaked .env"
+	expect_not_in "$OUT" "s3cret" "$desc: leaked secrets/key"
+}
+
+# allowed DESCRIPTION CMD...: succeeds.
+allowed() {
+	desc=$1
+	shift
+	OUT=$(guarded "$@" 2>"$SCRATCH/.stderr")
+	got=$?
+	ERR=$(cat "$SCRATCH/.stderr")
+	[ "$got" -eq 0 ] && ok || fail "$desc: exit $got: $ERR"
+}
+
+populate
+PD="Permission denied"
+
+# ---- denied: each fails with the ordinary message and changes nothing
+denied "$PD" "cat .env" cat .env
+denied "$PD" "cat secrets/key" cat secrets/key
+denied "$PD" "cat through dir/.." cat dir/../.env
+denied "$PD" "cat .ENV (another case of .env)" cat .ENV
+denied "$PD" "cp onto .env" cp file.txt .env
+denied "$PD" "cp .env away" cp .env stolen.txt
+denied "$PD" "cp -r secrets away" cp -r secrets stolen
+denied "$PD" "mv into secrets/" mv file.txt secrets/
+denied "$PD" "mv .env away" mv .env gone
+denied "$PD" "rm -f .env" rm -f .env
+denied "$PD" "rm -rf secrets" rm -rf secrets
+denied "$PD" "mkdir -p under secrets" mkdir -p secrets/new/deep
+denied "$PD" "touch .env" touch .env
+denied "$PD" "touch .ENV" touch .ENV
+denied "$PD" "touch secrets/new" touch secrets/new
+denied "$PD" "ln -s into secrets" ln -s ../file.txt secrets/link
+denied "$PD" "ln -sf over .env" ln -sf /etc/passwd .env
+denied "$PD" "sh -c 'echo > .env'" sh -c 'echo > .env'
+denied "$PD" "sh appends to secrets/key" sh -c 'echo x >> secrets/key'
+denied "$PD" "env -i child keeps the preload" env -i /bin/sh -c 'cat .env'
+denied "$PD" "a child that unsets LD_PRELOAD keeps it" sh -c 'unset LD_PRELOAD PATHGATE_ROOT PATHGATE_POLICY; exec cat .env'
+denied "$PD" "relative cwd: cat ../../.env from dir/sub" sh -c 'cd dir/sub && cat ../../.env'
+denied "$PD" "tar cannot archive secrets" tar -cf "$SCRATCH/secrets.tar" secrets
+denied "$PD" "cat a host path under a deny" cat "$SCRATCH/hidden/f"
+denied "Read-only file system" "write a host path under read" sh -c "echo x > '$SCRATCH/outside/new'"
+[ ! -e "$SCRATCH/outside/new" ] && ok || fail "a write under a read rule outside the root landed"
+
+if [ -n "$PY" ]; then
+	denied "$PD" "python open('.env','w')" "$PY" -c "open('.env','w')"
+	denied "$PD" "python subprocess (vfork) child" "$PY" -c "import subprocess, sys; sys.exit(subprocess.run(['cat', '.env']).returncode)"
+	denied "$PD" "a program that closes every fd" "$PY" -c "
+import os
+os.closerange(3, 65536)
+assert open('file.txt').read() == 'hello\n'
+open('.env')"
+	denied "$PD" "threads" "$PY" -c "
+import threading
+errors = []
+def work():
+    for i in range(200):
+        try:
+            open('.env').read()
+            errors.append('read .env')
+        except PermissionError:
+            pass
+        if open('file.txt').read() != 'hello\n':
+            errors.append('file.txt')
+ts = [threading.Thread(target=work) for i in range(8)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+assert not errors, errors
+open('.env')"
+else
+	echo "python3 is not installed: its cases are not run"
+fi
+
+# tar extraction: the archive's .env is refused, its other files land.
+mkdir -p "$SCRATCH/src"
+echo evil > "$SCRATCH/src/.env"
+echo fine > "$SCRATCH/src/fine.txt"
+tar -C "$SCRATCH/src" -cf "$SCRATCH/evil.tar" .env fine.txt || exit 99
+OUT=$(guarded tar -xf "$SCRATCH/evil.tar" 2>&1) && fail "tar -x of an archive with .env succeeded" || ok
+expect_in "$OUT" "$PD" "tar -x names the refusal"
+[ "$(cat "$W/.env")" = "TOKEN=x" ] && ok || fail "tar -x replaced .env"
+[ "$(cat "$W/fine.txt")" = "fine" ] && ok || fail "tar -x did not extract fine.txt"
+rm -f "$W/fine.txt"
+
+# find: lists what it may, reports secrets, never enters it.
+OUT=$(guarded find . 2>"$SCRATCH/.stderr") && fail "find succeeded over a denied directory" || ok
+expect_in "$(cat "$SCRATCH/.stderr")" "$PD" "find reports secrets"
+expect_in "$OUT" "./dir/sub/a.txt" "find lists the workspace"
+expect_not_in "$OUT" "secrets/key" "find entered secrets"
+
+# git: a repository works; adding the denied .env is refused.
+allowed "git init" git init -q .
+allowed "git add + commit" sh -c 'git add file.txt && git commit -qm first'
+OUT=$(guarded git log --oneline)
+expect_in "$OUT" "first" "git log shows the commit"
+index=$(md5sum < "$W/.git/index")
+OUT=$(guarded git add .env 2>&1) && fail "git add .env succeeded" || ok
+expect_in "$OUT" "$PD" "git add .env names the refusal"
+[ "$index" = "$(md5sum < "$W/.git/index")" ] && ok || fail "git add .env changed the index"
+OUT=$(guarded git ls-files)
+expect_not_in "$OUT" ".env" "git tracked the denied .env"
+[ "$(cat "$W/.env")" = "TOKEN=x" ] && ok || fail "git changed .env"
+
+# ---- allowed: each works
+allowed "cat file.txt" cat file.txt
+[ "$OUT" = hello ] && ok || fail "cat file.txt printed '$OUT'"
+allowed "cp" cp file.txt copy.txt
+[ -f "$W/copy.txt" ] && ok || fail "cp made nothing"
+allowed "mv" mv copy.txt moved.txt
+[ -f "$W/moved.txt" ] && [ ! -e "$W/copy.txt" ] && ok || fail "mv did not move"
+allowed "mkdir -p" mkdir -p a/b/c
+[ -d "$W/a/b/c" ] && ok || fail "mkdir -p made nothing"
+allowed "touch" touch t.txt
+[ -f "$W/t.txt" ] && ok || fail "touch made nothing"
+allowed "ln -s and read through it" sh -c 'ln -s file.txt link && cat link'
+[ "$OUT" = hello ] && ok || fail "reading through a symlink printed '$OUT'"
+allowed "tar create" tar -cf "$SCRATCH/ok.tar" file.txt a
+allowed "tar extract" sh -c "mkdir ex && tar -xf '$SCRATCH/ok.tar' -C ex"
+[ "$(cat "$W/ex/file.txt")" = hello ] && [ -d "$W/ex/a/b/c" ] && ok || fail "tar extract lost files"
+allowed "sh writes a file" sh -c 'echo hi > new.txt'
+[ "$(cat "$W/new.txt")" = hi ] && ok || fail "sh wrote nothing"
+if [ -n "$PY" ]; then
+	allowed "python writes a file" "$PY" -c "open('py.txt','w').write('x')"
+	[ "$(cat "$W/py.txt")" = x ] && ok || fail "python wrote nothing"
+fi
+allowed "find in an allowed subtree" find dir -name a.txt
+[ "$OUT" = dir/sub/a.txt ] && ok || fail "find printed '$OUT'"
+allowed "rm -rf a directory" rm -rf dir
+[ ! -e "$W/dir" ] && ok || fail "rm -rf left dir"
+allowed "read a host path under read" cat /etc/hostname
+
+# ---- pathgate run --no-envelope: the preload alone
+expect_status 1 "run --no-envelope cat .env" "$PATHGATE" run --root "$W" --policy "$POL" --no-envelope -- cat "$W/.env"
+expect_in "$ERR" "$PD" "run --no-envelope names the refusal"
+expect_status 0 "run --no-envelope cat file.txt" "$PATHGATE" run --root "$W" --policy "$POL" --no-envelope -- cat "$W/file.txt"
+[ "$OUT" = hello ] && ok || fail "run --no-envelope cat printed '$OUT'"
+expect_status 3 "run passes the exit status" "$PATHGATE" run --root "$W" --policy "$POL" --no-envelope -- sh -c 'exit 3'
+expect_status 127 "run: command not found" "$PATHGATE" run --root "$W" --policy "$POL" --no-envelope -- no-such-command-pathgate
+expect_status 126 "run: not executable" "$PATHGATE" run --root "$W" --policy "$POL" --no-envelope -- "$W/file.txt"
+expect_status 2 "run: no preload and no envelope is refused" "$PATHGATE" run --root "$W" --no-envelope --no-preload -- true
+
+# ---- pathgate run: the envelope with the preload inside it
+"$PATHGATE" run --root "$W" --policy "$POL" -- true 2>"$SCRATCH/.stderr"
+st=$?
+if [ "$st" -eq 125 ]; then
+	echo "the envelope is unavailable here ($(cat "$SCRATCH/.stderr")): its run cases are not run"
+else
+	[ "$st" -eq 0 ] && ok || fail "run -- true: exit $st: $(cat "$SCRATCH/.stderr")"
+	before=$(snapshot "$W")
+	expect_status 1 "run (envelope) cat .env" "$PATHGATE" run --root "$W" --policy "$POL" -- cat "$W/.env"
+	expect_in "$ERR" "$PD" "run (envelope) names the refusal"
+	expect_status 2 "run (envelope) sh -c 'echo > .env'" "$PATHGATE" run --root "$W" --policy "$POL" -- sh -c "echo x > '$W/.env'"
+	expect_in "$ERR" "$PD" "run (envelope) create refusal"
+	[ "$before" = "$(snapshot "$W")" ] && ok || fail "run (envelope): a denied action changed the tree"
+	expect_status 0 "run (envelope) reads file.txt" "$PATHGATE" run --root "$W" --policy "$POL" \
+		--report "$SCRATCH/report.json" -- cat "$W/file.txt"
+	[ "$OUT" = hello ] && ok || fail "run (envelope) cat printed '$OUT'"
+	[ -s "$SCRATCH/report.json" ] && ok || fail "run --report wrote nothing"
+	# The preload is inside: an absent denied name (no mount can hold it)
+	# is still refused in process.
+	rm -f "$W/.env"
+	expect_status 2 "run (envelope) creating an absent .env" "$PATHGATE" run --root "$W" --policy "$POL" -- sh -c "echo x > '$W/.env'"
+	[ ! -e "$W/.env" ] && ok || fail "run (envelope): the absent .env was created"
+	expect_status 0 "run --no-preload still runs" "$PATHGATE" run --root "$W" --policy "$POL" --no-preload -- cat "$W/file.txt"
+fi
+
+finish
