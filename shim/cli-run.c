@@ -228,7 +228,7 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 		goto out;
 	}
 	if (o->envelope) {
-		if (pg_spawn(&pid, ws->root, file, NULL, NULL, cmdv, env) < 0) {
+		if (pg_spawn(&pid, ws->root, file, NULL, NULL, cmdv, env) != 0) {
 			rc = spawn_failed(cmdv[0]);
 			goto out;
 		}
