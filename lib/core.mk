@@ -39,3 +39,5 @@ tests_test_casefold_SOURCES = tests/test_casefold.c
 tests_test_casefold_CFLAGS = $(TEST_CFLAGS)
 tests_test_casefold_LDADD = $(CORE_TEST_LIBS)
 TESTS += tests/test_casefold
+
+dist_man_MANS += man/libpathgate.3

@@ -146,6 +146,10 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 {
 	if (pg_root_judge_locked(root, lex->buf, lex->len, op, path) < 0)
 		return -1;
+	if ((flags & O_CREAT) && lex->trailing_slash) {
+		errno = EISDIR; /* as the kernel answers: O_CREAT makes no directory */
+		return -1;
+	}
 	if (root->openat2 && !(flags & O_CREAT)) {
 		int fd = pg_openat2(root->fd, path, flags, mode,
 				    root->resolve | RESOLVE_NO_SYMLINKS);
@@ -299,6 +303,23 @@ static bool pinned(pg_root *root, const struct pg_res *res)
 	       pg_policy_pinned(root->policy, res->real, res->real_len);
 }
 
+/* Creating a name that is a symlink is ambiguous (the name, or what it
+ * points at?): following it must be allowed and reach something, else the
+ * call is refused as open(O_CREAT) through it would be: denied, an escape,
+ * or a dangling link.  Returns 0 to go on to the kernel's own answer. */
+static int judge_link_in_the_way(pg_root *root, const char *path, const struct pg_path *lex,
+				 const struct pg_res *res)
+{
+	struct pg_res target;
+
+	if (!res->exists || !S_ISLNK(res->stx.stx_mode))
+		return 0;
+	if (pg_resolve_locked(root, path, lex, PG_OP_CREATE, PG_RES_FOLLOW, &target) < 0)
+		return -1;
+	pg_res_release(&target);
+	return 0;
+}
+
 static int mkdir_locked(pg_root *root, const char *path, const struct pg_path *lex, mode_t mode)
 {
 	struct pg_res res;
@@ -306,10 +327,12 @@ static int mkdir_locked(pg_root *root, const char *path, const struct pg_path *l
 
 	if (resolve_name(root, path, lex, PG_OP_CREATE, 0, &res) < 0)
 		return -1;
-	if (res.is_root || res.exists)
-		errno = EEXIST;
-	else if (mkdirat(res.dirfd, pg_res_name(&res), mode) == 0)
-		rc = pg_verify_landing_locked(root, &res, true, path);
+	if (judge_link_in_the_way(root, path, lex, &res) == 0) {
+		if (res.is_root || res.exists)
+			errno = EEXIST;
+		else if (mkdirat(res.dirfd, pg_res_name(&res), mode) == 0)
+			rc = pg_verify_landing_locked(root, &res, true, path);
+	}
 	pg_res_release(&res);
 	return rc;
 }
@@ -506,7 +529,10 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 		pg_res_release(&src);
 		return -1;
 	}
-	if (rename_judged(root, from, to, &src, &dst, flags) == 0 &&
+	if (lto->trailing_slash && !S_ISDIR(src.stx.stx_mode))
+		errno = ENOTDIR;
+	else if (judge_link_in_the_way(root, to, lto, &dst) == 0 &&
+	    rename_judged(root, from, to, &src, &dst, flags) == 0 &&
 	    renameat2(src.dirfd, pg_res_name(&src), dst.dirfd, pg_res_name(&dst), flags) == 0) {
 		rc = 0;
 		if (pg_landing_ok_locked(root, &dst, to) < 0 ||
@@ -567,6 +593,8 @@ static int link_locked(pg_root *root, const char *from, const struct pg_path *lf
 	}
 	if (src.is_root || S_ISDIR(src.stx.stx_mode))
 		errno = EPERM;
+	else if (judge_link_in_the_way(root, to, lto, &dst) < 0)
+		rc = -1;
 	else if (dst.is_root || dst.exists)
 		errno = EEXIST;
 	else if (linkat(src.dirfd, pg_res_name(&src), dst.dirfd, pg_res_name(&dst), 0) == 0)
@@ -618,7 +646,9 @@ int pg_symlink(pg_root *root, const char *target, const char *linkpath)
 		return -1;
 	lock(root);
 	if (resolve_name(root, linkpath, &lex, PG_OP_CREATE, 0, &res) == 0) {
-		if (res.is_root || res.exists)
+		if (judge_link_in_the_way(root, linkpath, &lex, &res) < 0)
+			rc = -1;
+		else if (res.is_root || res.exists)
 			errno = EEXIST;
 		else if (symlinkat(target, res.dirfd, pg_res_name(&res)) == 0)
 			rc = pg_verify_landing_locked(root, &res, false, linkpath);

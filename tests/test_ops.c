@@ -647,7 +647,8 @@ static void test_absent_name_never_created(void **state)
 	/* Through a dangling symlink that points at the denied name. */
 	static const char *const links[] = { "toenv", "dangenv", "dot/toenv" };
 	static const enum kind following[] = { K_CREAT, K_MKDIR_ALL, K_WRITE_FILE,
-					       K_CHECK_CREATE };
+					       K_CHECK_CREATE, K_MKDIR, K_SYMLINK, K_LINK_TO,
+					       K_RENAME_TO };
 	static const enum kind creates[] = {
 		K_CREAT, K_MKDIR, K_MKDIR_ALL, K_SYMLINK, K_LINK_TO, K_RENAME_TO, K_EXCHANGE_TO,
 		K_WRITE_FILE, K_CHECK_CREATE,
@@ -701,7 +702,11 @@ static void test_dangling_links(void **state)
 		K_CHECK_CREATE,
 	};
 	static const char *const final[] = { "dlf", "a/dlf2" };
-	static const enum kind final_creates[] = { K_CREAT, K_WRITE_FILE, K_CHECK_CREATE };
+	/* Creating the name of a dangling link is ambiguous too: the link,
+	 * or what it points at? */
+	static const enum kind final_creates[] = { K_CREAT, K_WRITE_FILE, K_CHECK_CREATE,
+						   K_MKDIR, K_SYMLINK, K_LINK_TO, K_RENAME_TO,
+						   K_EXCHANGE_TO };
 
 	tu_build(f->ws, base_tree);
 	tu_build(f->ws, "l dl missingdir\nl dlf missing.txt\nl a/dlf2 ../nothere/x\n");
@@ -714,8 +719,14 @@ static void test_dangling_links(void **state)
 	EXPECT_ERRNO(pg_open(f->root, "dlf", O_RDONLY, 0), ENOENT);
 	EXPECT_ERRNO(pg_open(f->root, "dl/x", O_RDONLY, 0), ENOENT);
 	EXPECT_ERRNO(pg_open(f->root, "dlf", O_CREAT | O_EXCL | O_WRONLY, 0600), EEXIST);
-	/* Replacing the dangling link itself is not "through" it. */
-	EXPECT_OK(pg_rename(f->root, "a/b/f", "dlf", 0));
+	/* A link whose target exists is replaced by a rename; a mkdir of its
+	 * name is the kernel's EEXIST. */
+	EXPECT_ERRNO(pg_mkdir(f->root, "la", 0755), EEXIST);
+	EXPECT_ERRNO(pg_open(f->root, "a/b/f/", O_CREAT | O_WRONLY, 0600), EISDIR);
+	EXPECT_ERRNO(pg_open(f->root, "newf/", O_CREAT | O_WRONLY, 0600), EISDIR);
+	EXPECT_ERRNO(pg_rename(f->root, "a/b/f", "moved/", 0), ENOTDIR);
+	EXPECT_OK(pg_rename(f->root, "a/b/f", "la", 0));
+	assert_false(tu_exists(f->ws, "newf"));
 }
 
 /* ---------------------------------------------------- read-only regions */
