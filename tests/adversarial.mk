@@ -60,6 +60,12 @@ tests_test_crash_LDADD = $(TEST_LIBS)
 TESTS += tests/test_crash
 
 
+check_PROGRAMS += tests/test_badinput
+tests_test_badinput_SOURCES = tests/test_badinput.c $(ADV_HELPERS)
+tests_test_badinput_CFLAGS = $(TEST_CFLAGS)
+tests_test_badinput_LDADD = $(TEST_LIBS)
+TESTS += tests/test_badinput
+
 # --- the long form: one command, figures at the end.
 EXTRA_DIST += tools/check-long
 CHECK_LONG_FLAGS =
