@@ -135,7 +135,9 @@ static uint32_t mix(uint64_t h, uint32_t parent, unsigned kind)
 	h ^= h >> 33;
 	h *= UINT64_C(0xff51afd7ed558ccd);
 	h ^= h >> 33;
-	return (uint32_t)h | 1u;  /* never 0: 0 marks an empty slot */
+	/* Never 0, which marks an empty slot; the low bits pick the slot, so
+	 * they must stay as mixed as the rest. */
+	return (uint32_t)h ? (uint32_t)h : 1u;
 }
 
 /* Literal and prefix keys hash left to right, suffix keys right to left,

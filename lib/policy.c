@@ -130,8 +130,13 @@ struct prepared {
 	bool           glob;
 	unsigned       depth;
 	size_t         len;
-	char           path[PG_PATH_MAX + 2];
+	char          *path;   /* PREPARED_MAX bytes of room */
 };
+
+#define PREPARED_MAX (PG_PATH_MAX + 2)
+
+/* Room for one prepared path per thread: adds are not reentrant. */
+static __thread char scratch[PREPARED_MAX];
 
 static const char *access_word(enum pg_access a)
 {
@@ -226,7 +231,7 @@ static int prepare(enum pg_access access, bool final, const char *raw, size_t le
 	char buf[PG_PATH_MAX + 1];
 	const char *cursor, *comp;
 	size_t clen;
-	bool dotdot = false, raw_glob = false;
+	bool dotdot = false, raw_glob = false, prev_dstar = false;
 	unsigned i;
 
 	if ((unsigned)access > PG_WRITE)
@@ -266,9 +271,9 @@ static int prepare(enum pg_access access, bool final, const char *raw, size_t le
 
 		if (pg_glob_is_pattern(c, n))
 			out->glob = true;
-		if (dstar && out->depth && is_dstar(out->path + out->len - 2, 2) &&
-		    (out->len == 2 || out->path[out->len - 3] == '/'))
+		if (dstar && prev_dstar)
 			continue;
+		prev_dstar = dstar;
 		if (out->depth)
 			out->path[out->len++] = '/';
 		append_component(out, c, n, dstar);
@@ -390,7 +395,7 @@ const struct pg_rule *pg_policy_rule(const pg_policy *p, size_t i)
 int pg_policy_add_rule(pg_policy *p, enum pg_access access, bool final,
 		       const char *path, const char *file, unsigned line, bool derived)
 {
-	static __thread struct prepared pr;
+	struct prepared pr = { .path = scratch };
 	size_t keep;
 
 	if (!p)
@@ -420,6 +425,8 @@ int pg_policy_add_final(pg_policy *p, enum pg_access access, const char *path)
 
 /* -------------------------------------------------------------- parsing */
 
+/* A checked line waiting for the rest of the text to be checked; its path
+ * lives in the parse's own arena. */
 struct parsed_line {
 	struct prepared rule;
 	unsigned        line;
@@ -501,6 +508,7 @@ static int parse_line(const char *s, const char *end, const char *file, unsigned
 static int parse_into(pg_policy *p, const char *text, size_t len, const char *file)
 {
 	struct parsed_line *lines = NULL;
+	struct pg_arena paths = { NULL };
 	size_t n = 0, cap = 0, keep, i;
 	const char *s = text, *end = text + len;
 	unsigned line = 0;
@@ -524,10 +532,17 @@ static int parse_into(pg_policy *p, const char *text, size_t len, const char *fi
 			}
 			lines = more;
 		}
+		lines[n].rule.path = scratch;
 		if (parse_line(s, eol, file, line, &lines[n].rule, &has_rule) < 0)
 			goto out;
-		if (has_rule)
+		if (has_rule) {
+			lines[n].rule.path = pg_arena_strndup(&paths, scratch, lines[n].rule.len);
+			if (!lines[n].rule.path) {
+				errno = ENOMEM;
+				goto out;
+			}
 			lines[n++].line = line;
+		}
 		s = eol + 1;
 	}
 	keep = p->nrules;
@@ -540,6 +555,7 @@ static int parse_into(pg_policy *p, const char *text, size_t len, const char *fi
 	}
 	ret = 0;
 out:
+	pg_arena_free(&paths);
 	free(lines);
 	return ret;
 }
@@ -607,7 +623,7 @@ out:
 /* Add rule R to DST with PATH (already in normal form) in place of its own. */
 static int copy_rule(pg_policy *dst, const struct pg_rule *r, const char *path)
 {
-	static __thread struct prepared pr;
+	struct prepared pr = { .path = scratch };
 	size_t i, len = strlen(path);
 	const char *cursor = path, *c;
 	size_t n;

@@ -223,6 +223,49 @@ static void test_load_records_file_and_line(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+static void test_load_bounds(void **state)
+{
+	char dir[] = "/tmp/pg-policy-XXXXXX", file[64];
+	pg_policy *p = pg_policy_new();
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* A directory is not a policy. */
+	assert_int_equal(pg_policy_load(p, dir), -1);
+	assert_int_equal(errno, EISDIR);
+	assert_int_equal(pg_refusal_code(), PG_R_POLICY_INVALID);
+	/* Over 16 MiB: exhausted, and nothing added (a sparse file). */
+	snprintf(file, sizeof(file), "%s/huge", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "write .\n", 8), 8);
+	assert_int_equal(ftruncate(fd, (16 << 20) + 1), 0);
+	close(fd);
+	assert_int_equal(pg_policy_load(p, file), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(pg_refusal_code(), PG_R_EXHAUSTED);
+	assert_int_equal(pg_policy_rule_count(p), 0);
+	/* Exactly 16 MiB of a valid policy (the rest blank lines) loads. */
+	fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "write .\n", 8), 8);
+	for (size_t left = (16 << 20) - 8; left > 0;) {
+		static char blank[1 << 16];
+		size_t n = left < sizeof(blank) ? left : sizeof(blank);
+
+		memset(blank, '\n', sizeof(blank));
+		assert_int_equal(write(fd, blank, n), (ssize_t)n);
+		left -= n;
+	}
+	close(fd);
+	assert_int_equal(pg_policy_load(p, file), 0);
+	assert_int_equal(pg_policy_rule_count(p), 1);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(dir), 0);
+	pg_policy_free(p);
+}
+
 static void test_render(void **state)
 {
 	pg_policy *p = pg_policy_new();
@@ -469,6 +512,19 @@ static void test_star_runs_and_dstar_runs(void **state)
 	assert_int_equal(pg_policy_rule(p, 1)->depth, 3);
 	assert_true(pg_policy_rule(p, 1)->glob);
 	assert_string_equal(pg_policy_rule(p, 2)->path, "c*d");
+	pg_policy_free(p);
+	p = policy_of("deny a/**\ndeny **/**/x/**/**\nread /**/**\nread ***\n");
+	assert_string_equal(pg_policy_rule(p, 0)->path, "a/**");
+	assert_int_equal(pg_policy_rule(p, 0)->depth, 2);
+	assert_string_equal(pg_policy_rule(p, 1)->path, "**/x/**");
+	assert_string_equal(pg_policy_rule(p, 2)->path, "/**");
+	assert_string_equal(pg_policy_rule(p, 3)->path, "*");
+	assert_int_equal(access_of(p, "a"), PG_DENY);
+	assert_int_equal(access_of(p, "q/x"), PG_DENY);
+	assert_int_equal(access_of(p, "q"), PG_READ);
+	assert_int_equal(access_of(p, "/"), PG_READ);
+	pg_policy_free(p);
+	p = policy_of("write .\ndeny a/**/**/b\ndeny c**d\n");
 	assert_int_equal(access_of(p, "a/b"), PG_DENY);
 	assert_int_equal(access_of(p, "c/d"), PG_WRITE);
 	assert_int_equal(access_of(p, "cxyd"), PG_DENY);
@@ -901,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors_name_the_line),
 		cmocka_unit_test(test_add_refusals),
 		cmocka_unit_test(test_load_records_file_and_line),
+		cmocka_unit_test(test_load_bounds),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_deepest_rule_decides),
 		cmocka_unit_test(test_equal_depth_stricter_wins),
