@@ -51,6 +51,7 @@ struct bench_side {
 	bench_fn    fn;
 	void       *ctx;
 	double      median;   /* ns per operation, filled by bench_run */
+	double      wall;     /* the same on the wall clock, whatever the clock */
 	double      spread;   /* (max - min) / median over the repetitions */
 	int         err;      /* errno of a failed operation, 0 when fine */
 	size_t      iters;    /* iterations per repetition, after the budget */
@@ -62,12 +63,15 @@ struct bench_side {
  * after a warm-up round.  Returns 0 when every side ran. */
 int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps);
 
-/* Time with this thread's CPU clock (true) or the wall clock (false, the
- * default).  CPU time suits operations that run wholly in the calling
- * thread (a syscall, a judgement): it leaves out the time other
- * processes on a shared machine hold the CPU.  Anything that waits
- * (fsync, a child, io_uring workers) needs the wall clock. */
-void bench_use_cpu_time(bool on);
+/* The clock bench_run times with.  BENCH_WALL (the default) suits
+ * anything that waits (fsync, a child's namespaces).  BENCH_THREAD_CPU
+ * suits operations that run wholly in the calling thread (a syscall, a
+ * judgement): it leaves out the time other processes on a shared machine
+ * hold the CPU.  BENCH_PROCESS_CPU adds every thread of the process (so
+ * io_uring's workers) and the children it has waited for (so a shell
+ * pipeline run by system()). */
+enum bench_clock { BENCH_WALL, BENCH_THREAD_CPU, BENCH_PROCESS_CPU };
+void bench_use_clock(enum bench_clock clock);
 
 /* Monotonic clock in nanoseconds. */
 uint64_t bench_now_ns(void);

@@ -9,26 +9,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 
 static int n_pass, n_miss, n_unavailable;
-static clockid_t timing_clock = CLOCK_MONOTONIC;
+static enum bench_clock timing_clock = BENCH_WALL;
 
-void bench_use_cpu_time(bool on)
+void bench_use_clock(enum bench_clock clock)
 {
-	timing_clock = on ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	timing_clock = clock;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
 }
 
 static uint64_t tick(void)
 {
 	struct timespec ts;
+	struct rusage ru;
 
-	clock_gettime(timing_clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	switch (timing_clock) {
+	case BENCH_THREAD_CPU:
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		return ts_ns(&ts);
+	case BENCH_PROCESS_CPU:
+		/* Every thread of the process (io_uring's workers are threads
+		 * of it) and every child it has waited for. */
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		getrusage(RUSAGE_CHILDREN, &ru);
+		return ts_ns(&ts) + tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
+	case BENCH_WALL:
+		break;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts_ns(&ts);
 }
 
 uint64_t bench_now_ns(void)
@@ -91,7 +117,7 @@ static double budget_ns(void)
 
 int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps)
 {
-	double t[8][BENCH_MAX_REPS];
+	double t[8][BENCH_MAX_REPS], wt[8][BENCH_MAX_REPS];
 	size_t iters[8];
 	int ok = 0;
 
@@ -121,16 +147,18 @@ int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps)
 		for (size_t k = 0; k < nsides; k++) {
 			/* Rotate which side goes first in each repetition. */
 			size_t s = (k + (size_t)r) % nsides;
-			uint64_t t0;
+			uint64_t t0, w0;
 
 			if (sides[s].err)
 				continue;
+			w0 = bench_now_ns();
 			t0 = tick();
 			if (sides[s].fn(sides[s].ctx, iters[s]) < 0) {
 				sides[s].err = errno ? errno : EIO;
 				continue;
 			}
 			t[s][r] = (double)(tick() - t0) / (double)iters[s];
+			wt[s][r] = (double)(bench_now_ns() - w0) / (double)iters[s];
 		}
 	}
 	for (size_t s = 0; s < nsides; s++) {
@@ -139,6 +167,7 @@ int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps)
 			continue;
 		}
 		sides[s].median = bench_median(t[s], (size_t)reps);
+		sides[s].wall = bench_median(wt[s], (size_t)reps);
 		sides[s].spread = sides[s].median > 0 ?
 			(t[s][reps - 1] - t[s][0]) / sides[s].median : 0;
 	}

@@ -185,8 +185,8 @@ void bench_policy(void)
 		bench_row_unavailable("judge", "lib/policy.c not built yet");
 		return;
 	}
-	bench_use_cpu_time(true);
+	bench_use_clock(BENCH_THREAD_CPU);
 	judge_shape(PLAIN);
 	judge_shape(GLOB);
-	bench_use_cpu_time(false);
+	bench_use_clock(BENCH_WALL);
 }

@@ -292,7 +292,7 @@ void bench_ops(void)
 	int dirfd = -1;
 
 	bench_section("operations: guarded vs bare (thread CPU time per operation, median)");
-	bench_use_cpu_time(true);
+	bench_use_clock(BENCH_THREAD_CPU);
 	if (!dir || (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    make_tree(dirfd) < 0) {
 		bench_row_unavailable("operations", strerror(errno));
@@ -368,7 +368,7 @@ void bench_ops(void)
 
 	pg_root_close(c.root);
 out:
-	bench_use_cpu_time(false);
+	bench_use_clock(BENCH_WALL);
 	if (dirfd >= 0)
 		close(dirfd);
 	bench_rmtree(dir);
