@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -50,6 +51,18 @@ static int judge_at(int dirfd, const char *path, int at_flags, enum pg_op op, co
 	if (pl_locate(dirfd, path, at_flags, &n) < 0 || pl_judge(&n, op) < 0)
 		return refused(call, path);
 	return 0;
+}
+
+/* Judge PATH for OP before libc acts; 0 to go on. */
+static int judge_op(int dirfd, const char *path, int flags, enum pg_op op, const char *call)
+{
+	int rc;
+
+	if (!pl_enter())
+		return 0;
+	rc = judge_at(dirfd, path, flags, op, call);
+	pl_leave();
+	return rc;
 }
 
 static enum pg_op open_op(int flags)
@@ -721,49 +734,37 @@ int truncate64(const char *path, off64_t length)
 	return truncate(path, (off_t)length);
 }
 
-/* Judge PATH for a write of its attributes; 0 to go on. */
-static int judge_write(int dirfd, const char *path, int flags, const char *call)
-{
-	int rc;
-
-	if (!pl_enter())
-		return 0;
-	rc = judge_at(dirfd, path, flags, PG_OP_WRITE, call);
-	pl_leave();
-	return rc;
-}
-
 int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
 {
-	if (judge_write(dirfd, path, flags, "utimensat") < 0)
+	if (judge_op(dirfd, path, flags, PG_OP_WRITE, "utimensat") < 0)
 		return -1;
 	return PL_REAL(utimensat)(dirfd, path, times, flags);
 }
 
 int utimes(const char *path, const struct timeval times[2])
 {
-	if (judge_write(AT_FDCWD, path, 0, "utimes") < 0)
+	if (judge_op(AT_FDCWD, path, 0, PG_OP_WRITE, "utimes") < 0)
 		return -1;
 	return PL_REAL(utimes)(path, times);
 }
 
 int lutimes(const char *path, const struct timeval times[2])
 {
-	if (judge_write(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, "lutimes") < 0)
+	if (judge_op(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, PG_OP_WRITE, "lutimes") < 0)
 		return -1;
 	return PL_REAL(lutimes)(path, times);
 }
 
 int futimesat(int dirfd, const char *path, const struct timeval times[2])
 {
-	if (judge_write(dirfd, path, 0, "futimesat") < 0)
+	if (judge_op(dirfd, path, 0, PG_OP_WRITE, "futimesat") < 0)
 		return -1;
 	return PL_REAL(futimesat)(dirfd, path, times);
 }
 
 int utime(const char *path, const struct utimbuf *times)
 {
-	if (judge_write(AT_FDCWD, path, 0, "utime") < 0)
+	if (judge_op(AT_FDCWD, path, 0, PG_OP_WRITE, "utime") < 0)
 		return -1;
 	return PL_REAL(utime)(path, times);
 }
@@ -806,4 +807,108 @@ int chdir(const char *path)
 	if (rc < 0)
 		return rc;
 	return PL_REAL(chdir)(path);
+}
+
+/* ------------------------------------------- special files, attributes */
+
+PL_DECLARE_REAL(mknodat);
+PL_DECLARE_REAL(mkfifoat);
+PL_DECLARE_REAL(setxattr);
+PL_DECLARE_REAL(lsetxattr);
+PL_DECLARE_REAL(removexattr);
+PL_DECLARE_REAL(lremovexattr);
+PL_DECLARE_REAL(getxattr);
+PL_DECLARE_REAL(lgetxattr);
+PL_DECLARE_REAL(listxattr);
+PL_DECLARE_REAL(llistxattr);
+PL_DECLARE_REAL(scandir);
+
+int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	if (judge_op(dirfd, path, 0, PG_OP_CREATE, "mknod") < 0)
+		return -1;
+	return PL_REAL(mknodat)(dirfd, path, mode, dev);
+}
+
+int mknod(const char *path, mode_t mode, dev_t dev)
+{
+	return mknodat(AT_FDCWD, path, mode, dev);
+}
+
+int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	if (judge_op(dirfd, path, 0, PG_OP_CREATE, "mkfifo") < 0)
+		return -1;
+	return PL_REAL(mkfifoat)(dirfd, path, mode);
+}
+
+int mkfifo(const char *path, mode_t mode)
+{
+	return mkfifoat(AT_FDCWD, path, mode);
+}
+
+int setxattr(const char *path, const char *name, const void *value, size_t size, int flags)
+{
+	if (judge_op(AT_FDCWD, path, 0, PG_OP_WRITE, "setxattr") < 0)
+		return -1;
+	return PL_REAL(setxattr)(path, name, value, size, flags);
+}
+
+int lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)
+{
+	if (judge_op(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, PG_OP_WRITE, "setxattr") < 0)
+		return -1;
+	return PL_REAL(lsetxattr)(path, name, value, size, flags);
+}
+
+int removexattr(const char *path, const char *name)
+{
+	if (judge_op(AT_FDCWD, path, 0, PG_OP_WRITE, "removexattr") < 0)
+		return -1;
+	return PL_REAL(removexattr)(path, name);
+}
+
+int lremovexattr(const char *path, const char *name)
+{
+	if (judge_op(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, PG_OP_WRITE, "removexattr") < 0)
+		return -1;
+	return PL_REAL(lremovexattr)(path, name);
+}
+
+ssize_t getxattr(const char *path, const char *name, void *value, size_t size)
+{
+	if (judge_op(AT_FDCWD, path, 0, PG_OP_READ, "getxattr") < 0)
+		return -1;
+	return PL_REAL(getxattr)(path, name, value, size);
+}
+
+ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size)
+{
+	if (judge_op(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, PG_OP_READ, "getxattr") < 0)
+		return -1;
+	return PL_REAL(lgetxattr)(path, name, value, size);
+}
+
+ssize_t listxattr(const char *path, char *list, size_t size)
+{
+	if (judge_op(AT_FDCWD, path, 0, PG_OP_READ, "listxattr") < 0)
+		return -1;
+	return PL_REAL(listxattr)(path, list, size);
+}
+
+ssize_t llistxattr(const char *path, char *list, size_t size)
+{
+	if (judge_op(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, PG_OP_READ, "listxattr") < 0)
+		return -1;
+	return PL_REAL(llistxattr)(path, list, size);
+}
+
+/* libc opens the directory itself, out of the guard's sight: judge it
+ * first. */
+int scandir(const char *path, struct dirent ***list, int (*filter)(const struct dirent *),
+	    int (*compar)(const struct dirent **, const struct dirent **))
+{
+	if (judge_op(AT_FDCWD, path, 0, PG_OP_READ, "scandir") < 0)
+		return -1;
+	return PL_REAL(scandir)(path, list, filter, compar);
 }
