@@ -85,7 +85,9 @@ static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, con
 
 	if (pl_locate(dirfd, path, 0, &n) < 0)
 		return refused(call, path);
-	if (n.where == PL_INSIDE) {
+	/* A name in the root the library opens; a descriptor the program
+	 * holds (/dev/fd/N) is judged, then reopened by libc. */
+	if (n.where == PL_INSIDE && n.held < 0) {
 		fd = pg_open(n.root, n.rel, flags, mode);
 		if (fd < 0)
 			return lib_result(fd, call, path);
@@ -222,7 +224,7 @@ static FILE *guarded_fopen(const char *path, const char *mode)
 		refused("fopen", path);
 		return NULL;
 	}
-	if (n.where != PL_INSIDE) {
+	if (n.where != PL_INSIDE || n.held >= 0) {
 		if (pl_judge(&n, open_op(flags)) < 0) {
 			refused("fopen", path);
 			return NULL;

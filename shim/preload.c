@@ -166,6 +166,13 @@ static void find_self(void)
 	snprintf(g.env_preload, sizeof(g.env_preload), "LD_PRELOAD=%s", g.self);
 }
 
+/* A child forked while another thread re-opened the root must not find
+ * the lock held by a thread it does not have. */
+static void reset_in_child(void)
+{
+	pthread_mutex_init(&g.reopen, NULL);
+}
+
 static void init(void)
 {
 	const char *dir = getenv("PATHGATE_ROOT");
@@ -197,6 +204,7 @@ static void init(void)
 	g.root_len = strlen(g.root_path);
 	snprintf(g.env_root, sizeof(g.env_root), "PATHGATE_ROOT=%s", g.root_path);
 	__atomic_store_n(&g.root, root, __ATOMIC_RELEASE);
+	pthread_atfork(NULL, NULL, reset_in_child);
 	g.state = PL_ACTIVE;
 }
 
@@ -332,13 +340,80 @@ static int base_of(int dirfd, char *buf, size_t size)
 	return 0;
 }
 
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Devices every program writes and reads (the envelope gives each child
+ * its own): they hold no workspace name. */
+static bool free_device(const char *abs)
+{
+	static const char *const devices[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+		"/dev/tty", "/dev/ptmx",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(devices) / sizeof(devices[0]); i++)
+		if (strcmp(abs, devices[i]) == 0)
+			return true;
+	return has_prefix(abs, "/dev/pts/");
+}
+
+/* /dev/stderr, /dev/fd/N, /proc/self/fd/N name a descriptor the program
+ * holds: the object behind it is what to judge.  Rewrites N->abs to it and
+ * returns true when it is a file; false (nothing to judge) for a pipe, a
+ * socket, a terminal or a descriptor that is not there. */
+static bool fd_link_target(struct pl_name *n, bool *is_link)
+{
+	static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+	char link[64], target[PATH_MAX];
+	const char *fdnum = NULL;
+	ssize_t len;
+	size_t i;
+
+	*is_link = false;
+	for (i = 0; i < 3; i++)
+		if (strcmp(n->abs, std[i]) == 0) {
+			snprintf(link, sizeof(link), "/proc/self/fd/%zu", i);
+			*is_link = true;
+		}
+	if (!*is_link) {
+		if (has_prefix(n->abs, "/dev/fd/"))
+			fdnum = n->abs + 8;
+		else if (has_prefix(n->abs, "/proc/self/fd/"))
+			fdnum = n->abs + 14;
+		else if (has_prefix(n->abs, "/proc/thread-self/fd/"))
+			fdnum = n->abs + 21;
+		if (!fdnum || !*fdnum || strlen(fdnum) > 10 || fdnum[strspn(fdnum, "0123456789")])
+			return false;
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", fdnum);
+		*is_link = true;
+	}
+	n->held = fcntl(atoi(link + 14), F_GETFL);
+	if (n->held >= 0)
+		n->held &= O_ACCMODE;
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len <= 0 || target[0] != '/')
+		return false;
+	target[len] = '\0';
+	if (free_device(target))
+		return false;
+	memcpy(n->abs, target, (size_t)len + 1);
+	return true;
+}
+
 int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 {
+	bool is_link;
+
 	const char *tail;
 	size_t len;
 
 	n->where = PL_PASS;
 	n->root = NULL;
+	n->held = -1;
 	if (!path || !*path)
 		return 0;   /* AT_EMPTY_PATH on an fd, or libc's own EFAULT/ENOENT */
 	(void)at_flags;
@@ -371,6 +446,17 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 	if (tail && strlen(tail) + 1 < sizeof(n->rel))
 		strcpy(n->rel, *tail ? tail : ".");
 	fold_absolute(n->abs);
+	if (free_device(n->abs))
+		return 0;
+	if (!fd_link_target(n, &is_link)) {
+		if (is_link)
+			return 0;
+	} else {
+		tail = beneath_root(n->abs);
+		n->rel[0] = '\0';
+		if (tail && strlen(tail) + 1 < sizeof(n->rel))
+			strcpy(n->rel, *tail ? tail : ".");
+	}
 	n->root = (at_flags & PL_LOCATE_NAME_ONLY) ? __atomic_load_n(&g.root, __ATOMIC_ACQUIRE)
 						   : live_root();
 	if (!n->root) {
@@ -393,13 +479,22 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 	return 0;
 }
 
+static bool held_covers(const struct pl_name *n, enum pg_op op)
+{
+	if (n->held < 0 || op == PG_OP_DELETE)
+		return false;
+	if (op == PG_OP_READ)
+		return n->held == O_RDONLY || n->held == O_RDWR;
+	return n->held == O_WRONLY || n->held == O_RDWR;
+}
+
 int pl_judge_name(const struct pl_name *n, enum pg_op op)
 {
 	struct pg_judgement j;
 	const char *name = n->abs;
 	char rule[512];
 
-	if (n->where == PL_PASS)
+	if (n->where == PL_PASS || held_covers(n, op))
 		return 0;
 	if (n->where == PL_INSIDE) {
 		name = beneath_root(n->abs);
@@ -423,6 +518,9 @@ int pl_judge_name(const struct pl_name *n, enum pg_op op)
 int pl_judge(const struct pl_name *n, enum pg_op op)
 {
 	struct pg_verdict v;
+
+	if (held_covers(n, op))
+		return 0;
 
 	if (n->where == PL_INSIDE)
 		return pg_check(n->root, n->rel, op, &v);

@@ -46,6 +46,7 @@ struct pl_name {
 	pg_root      *root;              /* with PL_INSIDE and PL_OUTSIDE */
 	char          rel[PG_PATH_MAX + 2]; /* PL_INSIDE: root-relative ("." for the root) */
 	char          abs[PATH_MAX];     /* lexically normal absolute name */
+	int           held;              /* a /dev/fd/N-style name: N's O_ACCMODE; else -1 */
 };
 
 /* Where PATH, relative to DIRFD (AT_FDCWD: the real cwd), lands.
@@ -57,7 +58,9 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n);
 #define PL_LOCATE_NAME_ONLY 0x40000000
 
 /* Judge N for OP: inside the root with pg_check, outside by the absolute
- * rules (deny: EACCES; read for a write: EROFS).  0 or -1 with errno. */
+ * rules (deny: EACCES; read for a write: EROFS).  A /dev/fd/N-style name
+ * asking no more than descriptor N already allows is not judged: it gives
+ * nothing the program does not hold.  0 or -1 with errno. */
 int pl_judge(const struct pl_name *n, enum pg_op op);
 /* The absolute rules alone, allocating nothing (safe after vfork). */
 int pl_judge_name(const struct pl_name *n, enum pg_op op);

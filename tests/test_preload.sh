@@ -102,6 +102,14 @@ denied "$PD" "cat a host path under a deny" cat "$SCRATCH/hidden/f"
 denied "Read-only file system" "write a host path under read" sh -c "echo x > '$SCRATCH/outside/new'"
 [ ! -e "$SCRATCH/outside/new" ] && ok || fail "a write under a read rule outside the root landed"
 
+# /dev/fd/N names a descriptor the program holds: no more than it allows.
+echo ro > "$SCRATCH/outside/f"
+denied "Read-only file system" "reopen a read fd of a read-only file for writing" \
+	sh -c "exec 3< '$SCRATCH/outside/f'; echo x > /dev/fd/3"
+[ "$(cat "$SCRATCH/outside/f")" = ro ] && ok || fail "a read-only file was written through /dev/fd"
+allowed "write /dev/stderr redirected to a file" sh -c "echo to-stderr > /dev/stderr" 2>"$SCRATCH/err.log"
+allowed "write /dev/null, read /dev/zero" sh -c 'echo x > /dev/null && head -c 1 /dev/zero > /dev/null'
+
 if [ -n "$PY" ]; then
 	denied "$PD" "python open('.env','w')" "$PY" -c "open('.env','w')"
 	denied "$PD" "python subprocess (vfork) child" "$PY" -c "import subprocess, sys; sys.exit(subprocess.run(['cat', '.env']).returncode)"
