@@ -33,6 +33,7 @@ enum mount_kind {
 struct plan_mount {
 	enum mount_kind kind;
 	char       *dest;     /* canonical host path, owned */
+	size_t      len;      /* strlen(dest) */
 	char       *src;      /* owned, or NULL */
 	char       *rule;     /* rendered rule, owned ("" for base mounts) */
 	const char *op;       /* bwrap option, set when emitted */
@@ -45,11 +46,21 @@ struct plan_mount {
 
 struct plan_entry {           /* one rule, made absolute */
 	char          *path;
+	size_t         len;       /* strlen(path) */
+	size_t         next;      /* the previous entry with this path, + 1; 0: none */
 	char          *rule;      /* rendered */
 	enum pg_access access;
 	bool           final;
 	bool           from_glob;
 	unsigned       depth;
+};
+
+struct folded_name;           /* envelope.c: a name and its collision class */
+
+struct path_index {           /* envelope.c: path -> position + 1 */
+	size_t *slots;
+	size_t  cap, used;
+	bool    stale;
 };
 
 struct plan_note {            /* a skip or a seam */
@@ -67,9 +78,11 @@ struct pg_plan {
 
 	struct plan_entry *entries;
 	size_t  nentries, capentries;
+	struct path_index entry_ix;   /* entries by path */
 
 	struct plan_mount *mounts;
 	size_t  nmounts, capmounts;
+	struct path_index mount_ix;   /* region mounts by mountpoint, the top one */
 	size_t *order;            /* argv order of mounts */
 	size_t  norder;
 
@@ -83,6 +96,12 @@ struct pg_plan {
 
 	struct pg_mount *pub_mounts;
 	struct pg_seam  *pub_skips, *pub_seams;
+
+	size_t  npins_rw;
+
+	struct folded_name *fold_names;  /* the folded listing of fold_dir */
+	size_t  fold_n;
+	char   *fold_dir;
 
 	unsigned glob_max_depth, glob_max_entries, glob_entries;
 	bool    glob_depth_hit, glob_count_hit;

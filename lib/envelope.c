@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "envelope.h"
 #include "envelope-plan.h"
 #include "glob.h"
+#include "resolve.h"
 
 /* ------------------------------------------------------------ utilities */
 
@@ -68,14 +70,163 @@ static unsigned path_depth(const char *p)
 	return d;
 }
 
-/* True when PATH is ANC or lies beneath it (both absolute, normalised). */
+/* True when PATH (PLEN bytes) is ANC (ALEN bytes) or lies beneath it
+ * (both absolute, normalised). */
+static bool covers_n(const char *anc, size_t alen, const char *path, size_t plen)
+{
+	if (alen == 1 && anc[0] == '/')
+		return path[0] == '/';
+	return plen >= alen && (plen == alen || path[alen] == '/') &&
+	       memcmp(path, anc, alen) == 0;
+}
+
 static bool covers(const char *anc, const char *path)
 {
-	size_t n = strlen(anc);
+	return covers_n(anc, strlen(anc), path, strlen(path));
+}
 
-	if (n == 1 && anc[0] == '/')
-		return path[0] == '/';
-	return strncmp(path, anc, n) == 0 && (path[n] == '\0' || path[n] == '/');
+/* ------------------------------------------------------ path indexes */
+
+/* Open-addressing index from a path to an array position (stored + 1),
+ * so that a decision walks a path's ancestors, not every rule. */
+static uint64_t hash_path(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The slot for KEY (LEN bytes) in IX: its own, or the empty one where it
+ * would go.  NAME(i) gives the path of position i. */
+static size_t *index_slot(struct path_index *ix, const char *key, size_t len,
+			  const char *(*name)(const struct pg_plan *, size_t, size_t *),
+			  const struct pg_plan *pl)
+{
+	size_t mask = ix->cap - 1, i = (size_t)hash_path(key, len) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		size_t nlen;
+		const char *n;
+
+		if (!ix->slots[i])
+			return &ix->slots[i];
+		n = name(pl, ix->slots[i] - 1, &nlen);
+		if (nlen == len && memcmp(n, key, len) == 0)
+			return &ix->slots[i];
+	}
+}
+
+static const char *entry_name(const struct pg_plan *pl, size_t i, size_t *len)
+{
+	*len = pl->entries[i].len;
+	return pl->entries[i].path;
+}
+
+static const char *mount_name(const struct pg_plan *pl, size_t i, size_t *len)
+{
+	*len = pl->mounts[i].len;
+	return pl->mounts[i].dest;
+}
+
+/* Make room for one more key; false on allocation failure. */
+static bool index_reserve(struct path_index *ix)
+{
+	if ((ix->used + 1) * 2 <= ix->cap)
+		return true;
+	free(ix->slots);
+	ix->cap = ix->cap ? ix->cap * 2 : 64;
+	ix->slots = calloc(ix->cap, sizeof(*ix->slots));
+	ix->used = 0;
+	ix->stale = true;   /* the caller re-inserts everything */
+	return ix->slots != NULL;
+}
+
+/* Entries: a slot holds the last entry of a path; each entry links to the
+ * one before it with the same path (next, stored + 1). */
+static bool entry_index_add(struct pg_plan *pl, size_t i)
+{
+	struct path_index *ix = &pl->entry_ix;
+	size_t *slot;
+
+	if (!index_reserve(ix))
+		return false;
+	if (ix->stale) {
+		ix->stale = false;
+		for (size_t j = 0; j < i; j++)
+			entry_index_add(pl, j);
+	}
+	slot = index_slot(ix, pl->entries[i].path, pl->entries[i].len, entry_name, pl);
+	if (!*slot)
+		ix->used++;
+	pl->entries[i].next = *slot;
+	*slot = i + 1;
+	return true;
+}
+
+/* Region mounts: a slot holds the last region mount of a mountpoint (the
+ * one on top).  Rebuilt when the mounts are reordered. */
+static bool is_region_mount(enum mount_kind k);
+
+static bool mount_index_add(struct pg_plan *pl, size_t i)
+{
+	struct path_index *ix = &pl->mount_ix;
+	size_t *slot;
+
+	if (!is_region_mount(pl->mounts[i].kind))
+		return true;
+	if (!index_reserve(ix))
+		return false;
+	if (ix->stale) {
+		ix->stale = false;
+		for (size_t j = 0; j < i; j++)
+			mount_index_add(pl, j);
+	}
+	slot = index_slot(ix, pl->mounts[i].dest, pl->mounts[i].len, mount_name, pl);
+	if (!*slot)
+		ix->used++;
+	*slot = i + 1;
+	return true;
+}
+
+static void mount_index_rebuild(struct pg_plan *pl)
+{
+	struct path_index *ix = &pl->mount_ix;
+
+	if (ix->slots)
+		memset(ix->slots, 0, ix->cap * sizeof(*ix->slots));
+	ix->used = 0;
+	for (size_t i = 0; i < pl->nmounts; i++)
+		if (!mount_index_add(pl, i))
+			pl->oom = true;
+}
+
+/* The position indexed under the first LEN bytes of PATH, or (size_t)-1. */
+static size_t index_find(const struct path_index *ix, const char *path, size_t len,
+			 const char *(*name)(const struct pg_plan *, size_t, size_t *),
+			 const struct pg_plan *pl)
+{
+	size_t *slot;
+
+	if (!ix->slots)
+		return (size_t)-1;
+	slot = index_slot((struct path_index *)ix, path, len, name, pl);
+	return *slot ? *slot - 1 : (size_t)-1;
+}
+
+/* The length of PATH's next ancestor-or-self prefix after one of length
+ * LEN ("/" is 1), or 0 past the end. */
+static size_t next_prefix(const char *path, size_t plen, size_t len)
+{
+	if (len == 0)
+		return plen ? 1 : 0;
+	if (len >= plen)
+		return 0;
+	for (size_t i = len + 1; i < plen; i++)
+		if (path[i] == '/')
+			return i;
+	return plen;
 }
 
 static bool strictly_beneath(const char *path, const char *anc)
@@ -107,6 +258,36 @@ static char *fd_path(int fd)
 	return strdup(buf);
 }
 
+/* Open PATH (absolute, normalised) with FLAGS and give its canonical
+ * name: one openat2 refusing symlinks proves PATH is already canonical;
+ * only a path through a symlink costs an open and a readlink more. */
+static int open_canonical(const char *path, int flags, char **canon)
+{
+	int fd = pg_openat2(AT_FDCWD, path, flags, 0, RESOLVE_NO_SYMLINKS);
+
+	if (fd >= 0) {
+		*canon = strdup(path);
+		if (!*canon) {
+			close(fd);
+			errno = ENOMEM;
+			return -1;
+		}
+		return fd;
+	}
+	if (!pg_needs_walk(errno) && errno != ENOSYS)
+		return -1;
+	fd = open(path, flags);
+	if (fd < 0)
+		return -1;
+	*canon = fd_path(fd);
+	if (!*canon) {
+		close(fd);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return fd;
+}
+
 static void render_rule(const struct pg_rule *r, char *buf, size_t size)
 {
 	static const char *const names[] = { "deny", "read", "write" };
@@ -121,6 +302,8 @@ static void render_rule(const struct pg_rule *r, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%s%s %s", acc, r->final ? "!" : "", path);
 }
+
+static void fold_cache_clear(struct pg_plan *pl);
 
 /* ---------------------------------------------------------- plan memory */
 
@@ -184,11 +367,12 @@ static struct plan_mount *add_mount(struct pg_plan *pl, enum mount_kind kind,
 	memset(m, 0, sizeof(*m));
 	m->kind = kind;
 	m->dest = dest;
+	m->len = strlen(dest);
 	m->src = src;
 	m->fd = fd;
 	m->rule = strdup(rule ? rule : "");
 	m->after = (size_t)-1;
-	if (!m->rule)
+	if (!m->rule || !mount_index_add(pl, pl->nmounts - 1))
 		pl->oom = true;
 	return m;
 }
@@ -225,6 +409,9 @@ void pg_plan_free(pg_plan *pl)
 	free(pl->requested);
 	free_notes(pl->skips, pl->nskips);
 	free_notes(pl->seeds, pl->nseeds);
+	fold_cache_clear(pl);
+	free(pl->entry_ix.slots);
+	free(pl->mount_ix.slots);
 	free_notes(pl->seams, pl->nseams);
 	for (size_t i = 0; i < pl->nargs; i++)
 		free(pl->args[i]);
@@ -276,10 +463,12 @@ static int add_entry(struct pg_plan *pl, char *path, enum pg_access access,
 	}
 	e = &pl->entries[pl->nentries];
 	e->path = path;
+	e->len = strlen(path);
 	e->access = access;
 	e->final = final;
 	e->from_glob = from_glob;
 	e->depth = path_depth(path);
+	e->next = 0;
 	e->rule = strdup(rule);
 	if (!e->rule) {
 		free(path);
@@ -287,6 +476,8 @@ static int add_entry(struct pg_plan *pl, char *path, enum pg_access access,
 		return -1;
 	}
 	pl->nentries++;
+	if (!entry_index_add(pl, pl->nentries - 1))
+		pl->oom = true;
 	return 0;
 }
 
@@ -297,17 +488,22 @@ static enum pg_access decide(const struct pg_plan *pl, const char *path,
 			     const char **rule)
 {
 	const struct plan_entry *best = NULL, *cap = NULL;
+	size_t plen = strlen(path);
 
-	for (size_t i = 0; i < pl->nentries; i++) {
-		const struct plan_entry *e = &pl->entries[i];
+	for (size_t len = next_prefix(path, plen, 0); len; len = next_prefix(path, plen, len)) {
+		size_t i = index_find(&pl->entry_ix, path, len, entry_name, pl);
 
-		if (!covers(e->path, path))
-			continue;
-		if (!best || e->depth > best->depth ||
-		    (e->depth == best->depth && e->access < best->access))
-			best = e;
-		if (e->final && (!cap || e->access < cap->access))
-			cap = e;
+		for (; i != (size_t)-1; i = pl->entries[i].next - 1) {
+			const struct plan_entry *e = &pl->entries[i];
+
+			if (!best || e->depth > best->depth ||
+			    (e->depth == best->depth && e->access < best->access))
+				best = e;
+			if (e->final && (!cap || e->access < cap->access))
+				cap = e;
+			if (!e->next)
+				break;
+		}
 	}
 	if (!best) {
 		*rule = NULL;
@@ -340,19 +536,13 @@ static enum region kind_of_mount(enum mount_kind k)
 /* The nearest rule mount covering PATH (index), or (size_t)-1. */
 static size_t nearest_mount(const struct pg_plan *pl, const char *path)
 {
-	size_t best = (size_t)-1;
-	size_t bestlen = 0;
+	size_t best = (size_t)-1, plen = strlen(path);
 
-	for (size_t i = 0; i < pl->nmounts; i++) {
-		const struct plan_mount *m = &pl->mounts[i];
-		size_t len = strlen(m->dest);
+	for (size_t len = next_prefix(path, plen, 0); len; len = next_prefix(path, plen, len)) {
+		size_t i = index_find(&pl->mount_ix, path, len, mount_name, pl);
 
-		if (!is_region_mount(m->kind) || !covers(m->dest, path))
-			continue;
-		if (best == (size_t)-1 || len >= bestlen) {
+		if (i != (size_t)-1)
 			best = i;
-			bestlen = len;
-		}
 	}
 	return best;
 }
@@ -474,7 +664,7 @@ static void lay_deny_link(struct pg_plan *pl, const char *path, char *canon, con
 		     "denied symlink in a writable region: a mount cannot sit on a symlink, so a child can replace the link's own name for this launch (its target stays masked)");
 	free(dir);
 	free(canon);
-	fd = open(path, O_PATH | O_CLOEXEC);
+	fd = open_canonical(path, O_PATH | O_CLOEXEC, &canon);
 	if (fd < 0) {
 		int err = errno;
 
@@ -486,8 +676,9 @@ static void lay_deny_link(struct pg_plan *pl, const char *path, char *canon, con
 			     strerror(err));
 		return;
 	}
-	if (fstat(fd, &st) < 0 || !(canon = fd_path(fd))) {
+	if (fstat(fd, &st) < 0) {
 		note(pl, false, path, rule, "cannot inspect the symlink's target: %s", strerror(errno));
+		free(canon);
 		close(fd);
 		return;
 	}
@@ -497,9 +688,9 @@ static void lay_deny_link(struct pg_plan *pl, const char *path, char *canon, con
 
 static void lay_deny(struct pg_plan *pl, const char *path, const char *rule)
 {
-	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	char *canon = NULL;
+	int fd = open_canonical(path, O_PATH | O_NOFOLLOW | O_CLOEXEC, &canon);
 	struct stat st;
-	char *canon;
 
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -509,8 +700,9 @@ static void lay_deny(struct pg_plan *pl, const char *path, const char *rule)
 			     strerror(errno));
 		return;
 	}
-	if (fstat(fd, &st) < 0 || !(canon = fd_path(fd))) {
+	if (fstat(fd, &st) < 0) {
 		note(pl, false, path, rule, "cannot inspect: %s", strerror(errno));
+		free(canon);
 		close(fd);
 		return;
 	}
@@ -582,10 +774,10 @@ static bool plantable(const struct pg_plan *pl, const char *path)
 static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
 		      const char *rule)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	char *canon = NULL;
+	int fd = open_canonical(path, O_PATH | O_CLOEXEC, &canon);
 	enum region want = acc == PG_WRITE ? REGION_RW : REGION_RO;
 	struct plan_mount *m;
-	char *canon;
 
 	if (fd < 0) {
 		int err = errno;
@@ -599,11 +791,6 @@ static void lay_grant(struct pg_plan *pl, const char *path, enum pg_access acc,
 		} else {
 			note(pl, false, path, rule, "absent: nothing mounted");
 		}
-		return;
-	}
-	if (!(canon = fd_path(fd))) {
-		note(pl, false, path, rule, "cannot name what it reaches: nothing mounted");
-		close(fd);
 		return;
 	}
 	if (strcmp(canon, path) != 0) {
@@ -992,11 +1179,18 @@ static void lay_globs(struct pg_plan *pl, const char *root, const struct pg_rule
 
 /* ---------------------------------------------------------------- pins */
 
-/* Open DIR component by component refusing symlinks; the fd or -1. */
+/* Open DIR refusing a symlink in any component (openat2, else a walk
+ * component by component); the fd or -1. */
 static int open_verified_dir(const char *dir)
 {
-	char *copy = strdup(dir), *save = NULL, *tok;
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = pg_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			    RESOLVE_NO_SYMLINKS);
+	char *copy, *save = NULL, *tok;
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN))
+		return fd;
+	copy = strdup(dir);
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (!copy) {
 		if (fd >= 0)
@@ -1043,8 +1237,10 @@ static void pin_dir(struct pg_plan *pl, const char *dir, size_t region, const ch
 	 * region's mount and stay writable. */
 	if (pl->base == REGION_HIDDEN && region != (size_t)-1) {
 		m = add_mount(pl, MK_PIN_RW, strdup(dir), strdup(dir), fd, rule);
-		if (m)
+		if (m) {
 			m->after = region;
+			pl->npins_rw++;
+		}
 	} else {
 		m = add_mount(pl, MK_PIN, strdup(dir), strdup(dir), fd, rule);
 	}
@@ -1056,13 +1252,15 @@ static void pin_dir(struct pg_plan *pl, const char *dir, size_t region, const ch
  * (size_t)-1 for the base. */
 static size_t region_mount(const struct pg_plan *pl, const char *path, size_t n)
 {
-	size_t r = (size_t)-1;
+	size_t r = (size_t)-1, plen = strlen(path);
 
-	for (size_t j = 0; j < n; j++)
-		if (is_region_mount(pl->mounts[j].kind) &&
-		    strictly_beneath(path, pl->mounts[j].dest) &&
-		    (r == (size_t)-1 || strlen(pl->mounts[j].dest) > strlen(pl->mounts[r].dest)))
-			r = j;
+	for (size_t len = next_prefix(path, plen, 0); len && len < plen;
+	     len = next_prefix(path, plen, len)) {
+		size_t i = index_find(&pl->mount_ix, path, len, mount_name, pl);
+
+		if (i != (size_t)-1 && i < n)
+			r = i;
+	}
 	return r;
 }
 
@@ -1212,7 +1410,7 @@ static void emit_at(struct pg_plan *pl, size_t i)
 {
 	pl->order[pl->norder++] = i;
 	emit_mount(pl, &pl->mounts[i]);
-	for (size_t j = 0; j < pl->nmounts; j++)
+	for (size_t j = 0; pl->npins_rw && j < pl->nmounts; j++)
 		if (pl->mounts[j].kind == MK_PIN_RW && pl->mounts[j].after == i)
 			emit_at(pl, j);
 }
@@ -1229,12 +1427,20 @@ static void assemble(struct pg_plan *pl)
 {
 	size_t nrule;
 
-	for (size_t i = 0; i < pl->nmounts; i++)
-		if (pl->mounts[i].kind == MK_MASK_DIR)
-			for (size_t j = 0; j < pl->nmounts; j++)
-				if (j != i && pl->mounts[j].kind != MK_PIN &&
-				    strictly_beneath(pl->mounts[j].dest, pl->mounts[i].dest))
-					pl->mounts[i].traverse = true;
+	for (size_t j = 0; j < pl->nmounts; j++) {
+		const char *d = pl->mounts[j].dest;
+		size_t dlen = pl->mounts[j].len;
+
+		if (pl->mounts[j].kind == MK_PIN)
+			continue;
+		for (size_t len = next_prefix(d, dlen, 0); len && len < dlen;
+		     len = next_prefix(d, dlen, len)) {
+			size_t i = index_find(&pl->mount_ix, d, len, mount_name, pl);
+
+			if (i != (size_t)-1 && pl->mounts[i].kind == MK_MASK_DIR)
+				pl->mounts[i].traverse = true;
+		}
+	}
 	add_pseudo(pl, "--dev", "/dev");
 	add_pseudo(pl, "--proc", "/proc");
 	add_pseudo(pl, "--tmpfs", "/tmp");
@@ -1303,54 +1509,111 @@ static void publish(struct pg_plan *pl)
 
 /* A deny covers the name's collision class (invariant 2): mask the other
  * spellings that exist beside it ("deny .env" also masks ".ENV"), found by
- * one bounded listing of its directory. */
+ * one bounded listing of its directory.  Denies are laid sorted by path,
+ * so those of one directory come together: the folded listing of the last
+ * directory is kept for the next. */
 #define FOLD_MAX_ENTRIES 4096
 
-static void lay_fold_siblings(struct pg_plan *pl, const char *path, const char *rule)
+struct folded_name {
+	char *folded;
+	char *name;
+};
+
+static void fold_cache_clear(struct pg_plan *pl)
 {
-	char want[PG_NAME_MAX * 4 + 1], got[PG_NAME_MAX * 4 + 1];
-	const char *name = strrchr(path, '/') + 1;
-	char *dir = parent_of(path);
-	size_t wlen, seen = 0;
+	for (size_t i = 0; i < pl->fold_n; i++) {
+		free(pl->fold_names[i].folded);
+		free(pl->fold_names[i].name);
+	}
+	free(pl->fold_names);
+	free(pl->fold_dir);
+	pl->fold_names = NULL;
+	pl->fold_dir = NULL;
+	pl->fold_n = 0;
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_name *)a)->folded, ((const struct folded_name *)b)->folded);
+}
+
+/* List DIR once, folding every name; false when it cannot be listed. */
+static bool fold_cache_load(struct pg_plan *pl, const char *dir, const char *rule)
+{
+	char buf[GLOB_NAME_FOLDED];
 	struct dirent *de;
-	DIR *d = NULL;
+	size_t cap = 0;
+	DIR *d;
 	int fd;
 
-	wlen = pg_fold(name, strlen(name), want, sizeof(want));
-	if (!dir || !*name || wlen == (size_t)-1)
-		goto out;
-	if (region_at(pl, dir) != REGION_RW && region_at(pl, dir) != REGION_RO)
-		goto out;
+	if (pl->fold_dir && strcmp(pl->fold_dir, dir) == 0)
+		return true;
+	fold_cache_clear(pl);
+	if (!(pl->fold_dir = strdup(dir)))
+		return false;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
-		goto out;
+		return true;   /* nothing listed: nothing else to mask */
 	}
 	while ((de = readdir(d))) {
-		size_t glen;
-		char *other;
+		struct folded_name *f;
 
-		if (++seen > FOLD_MAX_ENTRIES) {
+		if (pl->fold_n >= FOLD_MAX_ENTRIES) {
 			note(pl, false, dir, rule,
-			     "over %u entries: other spellings of the denied name are not looked for (held in process only)",
+			     "over %u entries: other spellings of denied names here are not looked for (held in process only)",
 			     FOLD_MAX_ENTRIES);
 			break;
 		}
-		if (strcmp(de->d_name, name) == 0)
+		if (!GROW(pl->fold_names, pl->fold_n, cap))
+			break;
+		f = &pl->fold_names[pl->fold_n];
+		f->name = strdup(de->d_name);
+		f->folded = strdup(fold_into(de->d_name, buf));
+		if (!f->name || !f->folded) {
+			free(f->name);
+			free(f->folded);
+			break;
+		}
+		pl->fold_n++;
+	}
+	closedir(d);
+	qsort(pl->fold_names, pl->fold_n, sizeof(*pl->fold_names), cmp_folded);
+	return true;
+}
+
+static void lay_fold_siblings(struct pg_plan *pl, const char *path, const char *rule)
+{
+	char want[GLOB_NAME_FOLDED];
+	const char *name = strrchr(path, '/') + 1;
+	struct folded_name key, *hit;
+	char *dir = parent_of(path);
+
+	if (!dir || !*name)
+		goto out;
+	if (region_at(pl, dir) != REGION_RW && region_at(pl, dir) != REGION_RO)
+		goto out;
+	if (!fold_cache_load(pl, dir, rule) || pl->fold_n == 0)
+		goto out;
+	key.folded = (char *)fold_into(name, want);
+	hit = bsearch(&key, pl->fold_names, pl->fold_n, sizeof(key), cmp_folded);
+	if (!hit)
+		goto out;
+	while (hit > pl->fold_names && strcmp(hit[-1].folded, key.folded) == 0)
+		hit--;
+	for (; hit < pl->fold_names + pl->fold_n && strcmp(hit->folded, key.folded) == 0; hit++) {
+		char *other;
+
+		if (strcmp(hit->name, name) == 0)
 			continue;
-		glen = pg_fold(de->d_name, strlen(de->d_name), got, sizeof(got));
-		if (glen != wlen || memcmp(got, want, glen) != 0)
-			continue;
-		other = strcmp(dir, "/") == 0 ? xasprintf("/%s", de->d_name)
-					     : xasprintf("%s/%s", dir, de->d_name);
+		other = strcmp(dir, "/") == 0 ? xasprintf("/%s", hit->name)
+					     : xasprintf("%s/%s", dir, hit->name);
 		if (other)
 			lay_deny(pl, other, rule);
 		free(other);
 	}
 out:
-	if (d)
-		closedir(d);
 	free(dir);
 }
 
@@ -1423,6 +1686,7 @@ static void lay_rules(struct pg_plan *pl)
 		} else
 			lay_grant(pl, sorted[i].path, acc, rule);
 	}
+	fold_cache_clear(pl);
 	free(sorted);
 }
 
@@ -1442,6 +1706,7 @@ static void sort_by_depth(struct pg_plan *pl)
 		}
 		pl->mounts[j] = m;
 	}
+	mount_index_rebuild(pl);
 }
 
 static void choose_chdir(struct pg_plan *pl)
