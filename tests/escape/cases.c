@@ -629,15 +629,7 @@ const char *esc_op_name(enum esc_op op)
  * library answers instead.  Remove an entry when the case passes (the
  * runner prints XPASS). */
 static const struct { const char *name, *reason; } known[] = {
-	{ "dangling-mkdir",        "answers the kernel's EEXIST, not workspace.dangling-link" },
-	{ "dangling-symlink",      "answers the kernel's EEXIST, not workspace.dangling-link" },
-	{ "dangling-link",         "answers the kernel's EEXIST, not workspace.dangling-link" },
-	{ "dangling-rename",       "replaces the dangling link instead of refusing workspace.dangling-link" },
-	{ "dangling-to-deny-mkdir","answers EEXIST, not workspace.denied (nothing is created)" },
 	{ "magic-procfs-plain",    "refuses proc/self/status (a plain symlink) as path-escape; openat2 allows it" },
-	{ "slash-file-rename-dst", "rename(file, \"moved/\") drops the trailing slash and renames" },
-	{ "slash-file-creat",      "open(\"file/\", O_CREAT) answers ENOTDIR where the kernel says EISDIR" },
-	{ "slash-new-creat",       "open(\"newf/\", O_CREAT) drops the trailing slash and creates a file" },
 	{ "hardlink-deny-dir-file","a hard link to a file inside a denied directory is not judged by identity" },
 	{ "hardlink-ro-write",     "a hard link to a file inside a read-only directory is writable" },
 };
