@@ -649,3 +649,47 @@ void pl_environ_ensure(void)
 		setenv("PATHGATE_POLICY_TEXT", g.env_policy_text + 21, 1);
 	pthread_mutex_unlock(&lock);
 }
+
+/* ---------------------------------------------------- for the interposers */
+
+int pl_refused(const char *call, const char *path)
+{
+	pl_log_refusal(call, path);
+	return -1;
+}
+
+int pl_lib_result(int rc, const char *call, const char *path)
+{
+	if (rc < 0 && pg_last_refusal()->name)
+		pl_log_refusal(call, path);
+	return rc;
+}
+
+int pl_judge_at(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call)
+{
+	struct pl_name n;
+
+	if (pl_locate(dirfd, path, at_flags, &n) < 0 || pl_judge(&n, op) < 0)
+		return pl_refused(call, path);
+	return 0;
+}
+
+int pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call)
+{
+	int rc;
+
+	if (!pl_enter())
+		return 0;
+	rc = pl_judge_at(dirfd, path, at_flags, op, call);
+	pl_leave();
+	return rc;
+}
+
+enum pg_op pl_open_op(int flags)
+{
+	if (flags & O_CREAT)
+		return PG_OP_CREATE;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		return PG_OP_WRITE;
+	return PG_OP_READ;
+}

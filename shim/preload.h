@@ -3,7 +3,8 @@
  * re-entrancy depth, the real libc functions, and where a path argument
  * lands (inside the root, or a host path judged by the absolute rules).
  * PATHGATE_POLICY_TEXT carries the policy's text where its file is out of
- * sight.  preload-fs.c and preload-exec.c hold the interposers.
+ * sight.  preload-open.c, -stat.c, -names.c, -attr.c, -dir.c and -exec.c
+ * hold the interposers.
  *
  * Not a boundary: a program that makes raw syscalls, or a static binary,
  * never meets it.  It gives the confined program precise, ordinary errors
@@ -67,6 +68,17 @@ int pl_judge_name(const struct pl_name *n, enum pg_op op);
 
 /* Log a refusal to stderr when PATHGATE_LOG is set (keeps errno). */
 void pl_log_refusal(const char *call, const char *path);
+
+/* For the interposers.  pl_refused logs and returns -1; pl_lib_result
+ * passes a library call's result through, logging a refusal;
+ * pl_judge_at locates and judges (0 to go on, -1 refused); pl_judge_op
+ * does the same as a whole guarded call (0 when the guard is not
+ * entered); pl_open_op is the operation of open(2) FLAGS. */
+int        pl_refused(const char *call, const char *path);
+int        pl_lib_result(int rc, const char *call, const char *path);
+int        pl_judge_at(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
+int        pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
+enum pg_op pl_open_op(int flags);
 
 /* Children keep the preload: ENVP with LD_PRELOAD and PATHGATE_* put back
  * into OUT (room for env_count(ENVP) + PL_ENV_EXTRA pointers); BUF (PL_ENV_BUF

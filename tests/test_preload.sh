@@ -97,6 +97,14 @@ denied "$PD" "sh appends to secrets/key" sh -c 'echo x >> secrets/key'
 denied "$PD" "env -i child keeps the preload" env -i /bin/sh -c 'cat .env'
 denied "$PD" "a child that unsets LD_PRELOAD keeps it" sh -c 'unset LD_PRELOAD PATHGATE_ROOT PATHGATE_POLICY; exec cat .env'
 denied "$PD" "relative cwd: cat ../../.env from dir/sub" sh -c 'cd dir/sub && cat ../../.env'
+# A relative PATHGATE_ROOT: children started elsewhere still get the root.
+before=$(snapshot "$W")
+OUT=$(cd "$W" && env LD_PRELOAD="$PRELOAD" PATHGATE_ROOT=. PATHGATE_POLICY="$POL" \
+	sh -c 'cd dir/sub && sh -c "cat ../../.env; echo x > ../../.env; cat ../../file.txt"' 2>&1)
+expect_in "$OUT" "$PD" "relative PATHGATE_ROOT: refused from a subdirectory's child"
+expect_in "$OUT" "hello" "relative PATHGATE_ROOT: allowed from a subdirectory's child"
+expect_not_in "$OUT" "TOKEN" "relative PATHGATE_ROOT: .env leaked"
+[ "$before" = "$(snapshot "$W")" ] && ok || fail "relative PATHGATE_ROOT: the tree changed"
 denied "$PD" "tar cannot archive secrets" tar -cf "$SCRATCH/secrets.tar" secrets
 denied "$PD" "cat a host path under a deny" cat "$SCRATCH/hidden/f"
 denied "Read-only file system" "write a host path under read" sh -c "echo x > '$SCRATCH/outside/new'"

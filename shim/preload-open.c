@@ -1,0 +1,225 @@
+/* preload-open.c - the open family and stdio's fopen / freopen, under the
+ * guard.  Inside the root pg_open opens (fd-anchored resolution, landing
+ * checks); host paths are judged by the absolute rules and opened by libc. */
+#include "config.h"
+/* The interposers define the names themselves: no header redirects. */
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "pathgate.h"
+#include "preload.h"
+
+/* ------------------------------------------------------------------ open */
+
+PL_DECLARE_REAL(openat);
+
+static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, const char *call)
+{
+	struct pl_name n;
+	int fd;
+
+	if (pl_locate(dirfd, path, 0, &n) < 0)
+		return pl_refused(call, path);
+	/* A name in the root the library opens; a descriptor the program
+	 * holds (/dev/fd/N) is judged, then reopened by libc. */
+	if (n.where == PL_INSIDE && n.held < 0) {
+		fd = pg_open(n.root, n.rel, flags, mode);
+		if (fd < 0)
+			return pl_lib_result(fd, call, path);
+		/* The library opens O_CLOEXEC; the program asked what it asked. */
+		if (!(flags & O_CLOEXEC))
+			fcntl(fd, F_SETFD, 0);
+		return fd;
+	}
+	if (pl_judge(&n, pl_open_op(flags)) < 0)
+		return pl_refused(call, path);
+	return PL_REAL(openat)(dirfd, path, flags, mode);
+}
+
+static int open_at(int dirfd, const char *path, int flags, mode_t mode, const char *call)
+{
+	int fd;
+
+	if (!pl_enter())
+		return PL_REAL(openat)(dirfd, path, flags, mode);
+	fd = guarded_open(dirfd, path, flags, mode, call);
+	pl_leave();
+	return fd;
+}
+
+#define OPEN_MODE(flags, mode) do {                              \
+	if ((flags) & (O_CREAT | __O_TMPFILE)) {                 \
+		va_list ap;                                      \
+		va_start(ap, flags);                             \
+		mode = va_arg(ap, mode_t);                       \
+		va_end(ap);                                      \
+	}                                                        \
+} while (0)
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return open_at(AT_FDCWD, path, flags, mode, "open");
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return open_at(AT_FDCWD, path, flags, mode, "open");
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return open_at(dirfd, path, flags, mode, "openat");
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return open_at(dirfd, path, flags, mode, "openat");
+}
+
+int __open_2(const char *path, int flags)
+{
+	return open_at(AT_FDCWD, path, flags, 0, "open");
+}
+
+int __open64_2(const char *path, int flags)
+{
+	return open_at(AT_FDCWD, path, flags, 0, "open");
+}
+
+int __openat_2(int dirfd, const char *path, int flags)
+{
+	return open_at(dirfd, path, flags, 0, "openat");
+}
+
+int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return open_at(dirfd, path, flags, 0, "openat");
+}
+
+int creat(const char *path, mode_t mode)
+{
+	return open_at(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode, "creat");
+}
+
+int creat64(const char *path, mode_t mode)
+{
+	return open_at(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode, "creat");
+}
+
+/* ----------------------------------------------------------------- stdio */
+
+PL_DECLARE_REAL(fopen);
+PL_DECLARE_REAL(freopen);
+
+/* open(2) flags of an fopen mode; -1 when libc would refuse it. */
+static int fopen_flags(const char *mode)
+{
+	int flags;
+	const char *m;
+
+	switch (mode[0]) {
+	case 'r': flags = O_RDONLY; break;
+	case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+	case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
+	default: return -1;
+	}
+	for (m = mode + 1; *m && *m != ','; m++) {
+		if (*m == '+')
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (*m == 'x')
+			flags |= O_EXCL;
+		else if (*m == 'e')
+			flags |= O_CLOEXEC;
+	}
+	return flags;
+}
+
+static FILE *guarded_fopen(const char *path, const char *mode)
+{
+	int flags = path && mode ? fopen_flags(mode) : -1;
+	struct pl_name n;
+	FILE *f;
+	int fd;
+
+	if (flags < 0)
+		return PL_REAL(fopen)(path, mode);
+	if (pl_locate(AT_FDCWD, path, 0, &n) < 0) {
+		pl_refused("fopen", path);
+		return NULL;
+	}
+	if (n.where != PL_INSIDE || n.held >= 0) {
+		if (pl_judge(&n, pl_open_op(flags)) < 0) {
+			pl_refused("fopen", path);
+			return NULL;
+		}
+		return PL_REAL(fopen)(path, mode);
+	}
+	fd = pg_open(n.root, n.rel, flags, 0666);
+	if (fd < 0) {
+		pl_lib_result(fd, "fopen", path);
+		return NULL;
+	}
+	if (!(flags & O_CLOEXEC))
+		fcntl(fd, F_SETFD, 0);
+	f = fdopen(fd, mode);
+	if (!f) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return f;
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	FILE *f;
+
+	if (!pl_enter())
+		return PL_REAL(fopen)(path, mode);
+	f = guarded_fopen(path, mode);
+	pl_leave();
+	return f;
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	int flags = path && mode ? fopen_flags(mode) : -1;
+	int rc = 0;
+
+	if (flags < 0 || !pl_enter())
+		return PL_REAL(freopen)(path, mode, stream);
+	rc = pl_judge_at(AT_FDCWD, path, 0, pl_open_op(flags), "freopen");
+	pl_leave();
+	if (rc < 0)
+		return NULL;
+	return PL_REAL(freopen)(path, mode, stream);
+}
+
+FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	return freopen(path, mode, stream);
+}
