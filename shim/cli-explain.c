@@ -39,7 +39,6 @@ struct target {
 static int make_target(pg_root *root, const char *raw, struct target *t)
 {
 	const char *rp = pg_root_path(root);
-	size_t rl = strlen(rp);
 
 	if (pg_path_normalise(raw, true, &t->p) < 0)
 		return -1;
@@ -51,7 +50,6 @@ static int make_target(pg_root *root, const char *raw, struct target *t)
 		const char *rbody = rp[0] == '/' ? rp + 1 : rp;
 		size_t bl = strlen(rbody);
 
-		(void)rl;
 		if (strncmp(body, rbody, bl) == 0 && (body[bl] == '\0' || body[bl] == '/')) {
 			t->inside = true;
 			snprintf(t->rel, sizeof(t->rel), "%s", body[bl] ? body + bl + 1 : "");

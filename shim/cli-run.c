@@ -51,16 +51,14 @@ static int find_command(const char *cmd, char **found)
 	if (!*cmd)
 		return CLI_NOTFOUND;
 	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = end + 1) {
+		int dirlen;
 		char *cand;
 
 		end = strchrnul(p, ':');
-		if (asprintf(&cand, "%.*s/%s", (int)(end - p), end == p ? "." : p, cmd) < 0)
+		dirlen = (int)(end - p);
+		/* an empty element is the current directory, as for a shell */
+		if (asprintf(&cand, "%.*s/%s", dirlen ? dirlen : 1, dirlen ? p : ".", cmd) < 0)
 			return CLI_NOEXEC;
-		if (end == p) {
-			free(cand);
-			if (asprintf(&cand, "./%s", cmd) < 0)
-				return CLI_NOEXEC;
-		}
 		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
 			if (access(cand, X_OK) == 0) {
 				*found = cand;
