@@ -3,6 +3,7 @@
  * the judge every operation calls. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -124,27 +125,46 @@ int pg_root_judge_locked(pg_root *root, const char *name, size_t len,
 	return refuse_access(got, display, buf);
 }
 
+static int cmp_identity(const void *a, const void *b)
+{
+	const struct pg_identity *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (int)x->access - (int)y->access; /* the strictest first */
+}
+
 int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino,
 				  enum pg_op op, const char *display)
 {
 	const struct pg_identity_set *ids = root->ids;
-	size_t i;
+	struct pg_identity key = { .dev = dev, .ino = ino, .access = PG_DENY };
+	const struct pg_identity *e;
+	size_t lo = 0, hi;
 
-	if (!ids)
+	if (!ids || ids->n == 0)
 		return 0;
-	for (i = 0; i < ids->n; i++) {
-		const struct pg_identity *e = &ids->v[i];
+	/* The first entry not below KEY: the strictest for this identity. */
+	hi = ids->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (e->ino != ino || e->dev != dev)
-			continue;
-		if (e->access >= needed_access(op))
-			continue;
-		char why[600];
-
-		snprintf(why, sizeof(why), "%s (another link to the same file)", e->rule);
-		return refuse_access(e->access, display, why);
+		if (cmp_identity(&ids->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return 0;
+	if (lo == ids->n)
+		return 0;
+	e = &ids->v[lo];
+	if (e->ino != ino || e->dev != dev || e->access >= needed_access(op))
+		return 0;
+	char why[600];
+
+	snprintf(why, sizeof(why), "%s (another link to the same file)", e->rule);
+	return refuse_access(e->access, display, why);
 }
 
 /* ------------------------------------------------------------- refresh */
@@ -180,25 +200,96 @@ static int derive_symlink_target(pg_root *root, pg_policy *policy, const char *n
 	return rc;
 }
 
-/* Record the identity of the non-directory NAME reaches (following a
- * symlink), when the policy refuses NAME something. */
-static int record_identity(pg_root *root, const struct derived *d, const char *name,
-			   size_t len)
+/* Files beneath denied directories are recorded too, within a budget per
+ * refresh: a denied directory holds secrets, rarely many files. */
+#define PG_ID_SCAN_BUDGET 4096
+#define PG_ID_SCAN_DEPTH  16
+
+struct scan {
+	pg_root         *root;
+	struct derived  *d;
+	unsigned         budget;
+	uint64_t         mnt_id;
+	char             name[PG_REAL_MAX + PG_NAME_MAX + 2];
+};
+
+static int record_stx(struct derived *d, const char *name, size_t len, const struct statx *stx)
 {
 	struct pg_judgement j;
-	struct pg_res res;
-	enum pg_access access;
+	enum pg_access access = pg_policy_judge(d->policy, name, len, &j);
 	char rule[512];
-	int rc = 0;
 
-	access = pg_policy_judge(d->policy, name, len, &j);
 	if (access == PG_WRITE)
 		return 0;
+	render_judgement(&j, rule, sizeof(rule));
+	return ids_add(d->ids, stx, access, rule);
+}
+
+/* Record every non-directory beneath directory FD (owned), named
+ * sc->name[0, len), staying on its mount. */
+static int scan_dir(struct scan *sc, int fd, size_t len, unsigned depth)
+{
+	DIR *dir = fdopendir(fd);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!dir) {
+		close(fd);
+		return 0;
+	}
+	while (rc == 0 && sc->budget > 0 && (e = readdir(dir))) {
+		size_t n = strlen(e->d_name);
+		struct statx stx;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    len + 1 + n >= sizeof(sc->name))
+			continue;
+		sc->budget--;
+		if (statx(dirfd(dir), e->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+			  STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0)
+			continue;
+		sc->name[len] = '/';
+		memcpy(sc->name + len + 1, e->d_name, n + 1);
+		if (S_ISLNK(stx.stx_mode))
+			continue;
+		if (!S_ISDIR(stx.stx_mode)) {
+			rc = record_stx(sc->d, sc->name, len + 1 + n, &stx);
+		} else if (depth < PG_ID_SCAN_DEPTH && stx.stx_mnt_id == sc->mnt_id) {
+			int sub = openat(dirfd(dir), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				rc = scan_dir(sc, sub, len + 1 + n, depth + 1);
+		}
+	}
+	closedir(dir);
+	return rc;
+}
+
+/* Record the identity of what NAME reaches (following a symlink) when the
+ * policy refuses NAME something: the file itself, or the files beneath a
+ * denied directory. */
+static int record_identity(pg_root *root, struct derived *d, const char *name, size_t len,
+			   unsigned *budget)
+{
+	struct pg_res res;
+	int rc = 0;
+
 	if (probe(root, name, PG_RES_FOLLOW, &res) < 0)
 		return 0;
 	if (res.exists && !S_ISDIR(res.stx.stx_mode)) {
-		render_judgement(&j, rule, sizeof(rule));
-		rc = ids_add(d->ids, &res.stx, access, rule);
+		rc = record_stx(d, name, len, &res.stx);
+	} else if (res.exists && *budget > 0 &&
+		   pg_policy_judge(d->policy, res.real, res.real_len,
+				   &(struct pg_judgement){ 0 }) == PG_DENY) {
+		struct scan sc = { .root = root, .d = d, .budget = *budget,
+				   .mnt_id = res.stx.stx_mnt_id };
+		int fd = pg_res_reopen(root, &res, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+		memcpy(sc.name, res.real, res.real_len + 1);
+		if (fd >= 0)
+			rc = scan_dir(&sc, fd, res.real_len, 0);
+		*budget = sc.budget;
 	}
 	pg_res_release(&res);
 	return rc;
@@ -211,6 +302,7 @@ static bool is_literal_inside(const struct pg_rule *r)
 
 static int derive(pg_root *root, struct derived *d)
 {
+	unsigned budget = PG_ID_SCAN_BUDGET;
 	size_t i, n;
 
 	if (root->base)
@@ -247,9 +339,10 @@ static int derive(pg_root *root, struct derived *d)
 
 		if (r->absolute || r->glob || !r->path[0] || r->access == PG_WRITE)
 			continue;
-		if (record_identity(root, d, r->path, strlen(r->path)) < 0)
+		if (record_identity(root, d, r->path, strlen(r->path), &budget) < 0)
 			return -1;
 	}
+	qsort(d->ids->v, d->ids->n, sizeof(*d->ids->v), cmp_identity);
 	/* Warm the compiled form before other threads judge with it. */
 	struct pg_judgement j;
 
