@@ -116,10 +116,19 @@ static int setup(void **state)
 	return 0;
 }
 
+/* A case that moves to a second tree keeps the first here, so that a
+ * failure in between still cleans up both. */
+static char saved_top[sizeof(top)];
+
 static int teardown(void **state)
 {
 	(void)state;
 	nftw(top, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+	if (saved_top[0]) {
+		snprintf(top, sizeof(top), "%s", saved_top);
+		saved_top[0] = '\0';
+		nftw(top, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+	}
 	pg_envelope_set_bwrap(NULL);
 	return 0;
 }
@@ -681,13 +690,13 @@ static void pin_holds_without_a_host_base(void **state)
  * laid beneath everything, still holds. */
 static void pin_holds_under_private_tmp(void **state)
 {
-	char saved[sizeof(top)], *ws;
 	struct run res;
 	pg_plan *pl;
+	char *ws;
 
 	(void)state;
 	/* Build this case under /tmp whatever TMPDIR says. */
-	snprintf(saved, sizeof(saved), "%s", top);
+	snprintf(saved_top, sizeof(saved_top), "%s", top);
 	snprintf(top, sizeof(top), "/tmp/pg-env-XXXXXX");
 	ws = mkdtemp(top);
 	assert_non_null(ws);
@@ -700,8 +709,6 @@ static void pin_holds_under_private_tmp(void **state)
 	line(&res, "inside-works");
 	line(&res, "top-works");
 	pg_plan_free(pl);
-	nftw(top, rm_one, 32, FTW_DEPTH | FTW_PHYS);
-	snprintf(top, sizeof(top), "%s", saved);
 }
 
 static void renames_into_denied_or_readonly_fail(void **state)
