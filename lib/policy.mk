@@ -62,3 +62,13 @@ fuzz-policy: tests/fuzz/fuzz_policy_parse tests/fuzz/fuzz_judge
 
 CLEANFILES += tests/fuzz/fuzz_policy_parse tests/fuzz/fuzz_judge
 .PHONY: fuzz-policy
+
+# Allocation failures: the library's malloc, calloc and realloc are wrapped
+# at link time so each can be made to fail in turn.
+check_PROGRAMS += tests/test_policy_oom
+tests_test_policy_oom_SOURCES = tests/test_policy_oom.c
+tests_test_policy_oom_CFLAGS = $(TEST_CFLAGS)
+tests_test_policy_oom_LDFLAGS = $(AM_LDFLAGS) \
+	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+tests_test_policy_oom_LDADD = $(TEST_LIBS)
+TESTS += tests/test_policy_oom
