@@ -136,28 +136,21 @@ static int finish_locked(pg_root *root, const char *path, const struct pg_path *
 	return finish_walk(root, path, lex, op, out);
 }
 
-int pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
-		    struct pg_verdict *out)
+static int check_finish(pg_root *root, const char *path, enum pg_op op, int result,
+			bool owned, struct pg_verdict *out)
 {
 	struct pg_path lex;
 	int rc = -1;
 
 	pg_refusal_clear();
 	if (!root || !valid_op(op)) {
-		if (result >= 0)
-			close(result);
 		errno = EINVAL;
 		goto out;
 	}
-	if (pg_ops_prepare(root, path, &lex) < 0) {
-		if (result >= 0)
-			close(result);
+	if (pg_ops_prepare(root, path, &lex) < 0)
 		goto out;
-	}
 	pthread_rwlock_rdlock(&root->lock);
 	rc = finish_locked(root, path, &lex, op, result, out);
-	if (result >= 0)
-		close(result);
 	{
 		int err = errno;
 
@@ -165,9 +158,27 @@ int pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
 		errno = err;
 	}
 out:
+	if (owned && result >= 0) {
+		int err = errno;
+
+		close(result);
+		errno = err;
+	}
 	if (rc < 0 && out)
 		verdict_refused(out);
 	return rc;
+}
+
+int pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
+		    struct pg_verdict *out)
+{
+	return check_finish(root, path, op, result, true, out);
+}
+
+int pg_check_finish_borrowed(pg_root *root, const char *path, enum pg_op op, int result,
+			     struct pg_verdict *out)
+{
+	return check_finish(root, path, op, result, false, out);
 }
 
 int pg_check(pg_root *root, const char *path, enum pg_op op, struct pg_verdict *out)

@@ -108,5 +108,9 @@ bool pg_check_fast_how(const pg_root *root, enum pg_op op, struct open_how *how)
  * Takes the root's lock itself.  Returns like pg_check. */
 int  pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
 		     struct pg_verdict *out);
+/* The same with RESULT's fd left open: the caller closes it (lib/batch.c
+ * closes a round's fds through the ring with the next round's opens). */
+int  pg_check_finish_borrowed(pg_root *root, const char *path, enum pg_op op, int result,
+			      struct pg_verdict *out);
 
 #endif

@@ -366,7 +366,7 @@ fail:
 	return -1;
 }
 
-#define CHECK_CHUNK 1024
+#define CHECK_CHUNK 8192
 
 static int check_stdin(pg_root *root, const struct check_opts *o)
 {

@@ -5,6 +5,7 @@
  * io_uring_setup is refused by seccomp (the envelope's floor). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
@@ -166,12 +167,27 @@ static void same_verdict(const char *path, const struct pg_verdict *want, const 
 	}
 }
 
-/* One pg_check per path, then the batch with FLAGS: identical. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* One pg_check per path, then the batch with FLAGS: identical, and the
+ * batch leaves no descriptor open. */
 static void compare_with_single(pg_root *root, struct fixture *f, enum pg_op op, unsigned flags)
 {
 	struct pg_verdict *one = calloc(f->n, sizeof(*one)), *batch = calloc(f->n, sizeof(*batch));
 	ssize_t refused = 0, got;
 	size_t i;
+	int fds;
 
 	assert_non_null(one);
 	assert_non_null(batch);
@@ -180,8 +196,10 @@ static void compare_with_single(pg_root *root, struct fixture *f, enum pg_op op,
 			refused++;
 	assert_true(refused > 0);
 	assert_true((size_t)refused < f->n);
+	fds = count_fds();
 	got = pg_check_batch(root, (const char *const *)f->paths, f->n, op, batch, flags);
 	assert_int_equal(got, refused);
+	assert_int_equal(count_fds(), fds);
 	for (i = 0; i < f->n; i++)
 		same_verdict(f->paths[i], &one[i], &batch[i]);
 	assert_null(pg_last_refusal()->name);
