@@ -198,18 +198,50 @@ static bool path_covers(const char *dir, const char *p)
 
 /* Whether the envelope holds ACCESS at T: the topmost mount covering it
  * (mounts are emitted shallow first: the last covering one is on top). */
-static void explain_held(pg_root *root, const struct target *t, enum pg_access access)
+/* The seam of the plan that names T, or one the deciding RULE left. */
+static const struct pg_seam *find_seam(const pg_plan *plan, const struct target *t, const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < pg_plan_seam_count(plan); i++) {
+		const struct pg_seam *s = pg_plan_seam(plan, i);
+
+		if (s->path && (strcmp(s->path, t->abs) == 0 ||
+				(rule && s->rule && strcmp(s->rule, rule) == 0 && path_covers(s->path, t->abs))))
+			return s;
+	}
+	return NULL;
+}
+
+/* The topmost mount over T (mounts are emitted shallow first: the last
+ * covering one lies on top); a pin counts only on its own directory. */
+static const struct pg_mount *top_mount(const pg_plan *plan, const struct target *t)
+{
+	const struct pg_mount *top = NULL;
+	size_t i;
+
+	for (i = 0; i < pg_plan_mount_count(plan); i++) {
+		const struct pg_mount *m = pg_plan_mount(plan, i);
+
+		if (m->dest && path_covers(m->dest, t->abs) &&
+		    !(m->why && strncmp(m->why, "pin", 3) == 0 && strcmp(m->dest, t->abs) != 0))
+			top = m;
+	}
+	return top;
+}
+
+/* Whether the envelope holds ACCESS at T as well as the library. */
+static void explain_held(pg_root *root, const struct target *t, enum pg_access access, const char *rule)
 {
 	static const char *const kind_says[] = {
 		[MOUNT_NONE] = "nothing", [MOUNT_MASK] = "a mask", [MOUNT_RO] = "a read-only mount",
 		[MOUNT_RW] = "a writable mount", [MOUNT_OTHER] = "a mount",
 	};
 	pg_plan *plan = pg_plan_build(root, 0);
-	const struct pg_mount *top = NULL;
-	enum mount_kind kind = MOUNT_NONE;
 	const char *library = t->inside ? "the library" : "the preload's judgement (not a boundary)";
-	bool mounts_hold;
-	size_t i;
+	const struct pg_mount *top;
+	const struct pg_seam *seam;
+	enum mount_kind kind;
 
 	if (!plan) {
 		const struct pg_refusal *r = pg_last_refusal();
@@ -218,30 +250,15 @@ static void explain_held(pg_root *root, const struct target *t, enum pg_access a
 		       r->name ? r->name : strerror(errno));
 		return;
 	}
-	for (i = 0; i < pg_plan_seam_count(plan); i++) {
-		const struct pg_seam *s = pg_plan_seam(plan, i);
-
-		if (s->path && path_covers(s->path, t->abs)) {
-			printf("%-10s %s alone: %s (%s)\n", "held by:", library, s->why, s->rule);
-			pg_plan_free(plan);
-			return;
-		}
-	}
-	for (i = 0; i < pg_plan_mount_count(plan); i++) {
-		const struct pg_mount *m = pg_plan_mount(plan, i);
-
-		if (m->dest && path_covers(m->dest, t->abs) && !(m->why && strncmp(m->why, "pin", 3) == 0 &&
-								 strcmp(m->dest, t->abs) != 0)) {
-			top = m;
-			kind = mount_kind(m);
-		}
-	}
-	mounts_hold = (access == PG_DENY && kind == MOUNT_MASK) ||
-		      (access == PG_READ && kind == MOUNT_RO) ||
-		      (access == PG_WRITE && kind == MOUNT_RW);
-	if (mounts_hold)
+	top = top_mount(plan, t);
+	kind = top ? mount_kind(top) : MOUNT_NONE;
+	seam = find_seam(plan, t, rule);
+	if ((access == PG_DENY && kind == MOUNT_MASK) || (access == PG_READ && kind == MOUNT_RO) ||
+	    (access == PG_WRITE && kind == MOUNT_RW))
 		printf("%-10s both: %s, and the mount %s %s (%s)\n", "held by:", library, top->op, top->dest,
 		       top->rule ? top->rule : "");
+	else if (seam)
+		printf("%-10s %s alone: %s (%s)\n", "held by:", library, seam->why, seam->rule);
 	else if (access == PG_DENY && kind == MOUNT_NONE)
 		printf("%-10s %s alone: no mount reaches this name, and the envelope mounts "
 		       "nothing a rule does not give\n", "held by:", library);
@@ -290,7 +307,13 @@ static int explain_one(pg_root *root, const char *raw)
 	pthread_rwlock_rdlock(&root->lock);
 	explain_pins(policy, t);
 	pthread_rwlock_unlock(&root->lock);
-	explain_held(root, t, j.access);
+	{
+		char rule[512] = "";
+
+		if (j.rule)
+			pg_rule_render(j.rule, rule, sizeof(rule));
+		explain_held(root, t, j.access, j.rule ? rule : NULL);
+	}
 	free(t);
 	return j.access == PG_DENY || (!rv.allowed && rv.name) ? CLI_REFUSED : CLI_OK;
 }

@@ -151,6 +151,17 @@ else
 	echo "no plan on this host: explain's mount answers are not checked"
 fi
 echo TOKEN=x > "$W/.env"
+# Globs: an existing match is masked (both hold it), an absent one is the
+# library's alone.
+mkdir -p "$W/sub"
+echo x > "$W/sub/.env"
+printf 'deny **/.env\n' >> "$POL"
+if pg plan --root "$W" --policy "$POL" >/dev/null 2>&1; then
+	expect_status 1 "explain an existing glob match" pg explain --root "$W" --policy "$POL" sub/.env
+	expect_in "$OUT" "held by:   both" "explain: an existing glob match is masked too"
+	expect_status 1 "explain an absent glob match" pg explain --root "$W" --policy "$POL" sub/new/.env
+	expect_in "$OUT" "held by:   the library alone" "explain: an absent glob match is held in process"
+fi
 expect_status 1 "explain a host path no rule covers" pg explain --root "$W" --policy "$POL" /usr/bin
 expect_in "$OUT" "outside the root" "explain: a host path"
 expect_in "$OUT" "none covers it" "explain: no rule, denied"
