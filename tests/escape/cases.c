@@ -449,6 +449,37 @@ static const struct esc_case fixed[] = {
 	C("tmpfile-link-out",       OUTLINKS, NULL, 0, NULL, OP_OPEN, "esc_rel", NULL, O_TMPFILE | O_WRONLY, ESC),
 	C("tmpfile-in-deny",        NULL, NULL, 0, NULL, OP_OPEN, "secret", NULL, O_TMPFILE | O_WRONLY, DEN),
 	C("tmpfile-in-ro",          NULL, NULL, 0, NULL, OP_OPEN, "ro", NULL, O_TMPFILE | O_WRONLY, RO),
+
+	/* ---- the root itself, and denied names that move or come back */
+	C("root-open-write",        NULL, NULL, 0, NULL, OP_OPEN, ".", NULL, W, E(EISDIR)),
+	C("root-rmdir",             NULL, NULL, 0, NULL, OP_RMDIR, ".", NULL, 0, EANY(EINVAL)),
+	C("root-rename",            NULL, NULL, 0, NULL, OP_RENAME, ".", "x", 0, EANY(EBUSY)),
+	C("root-unlink",            NULL, NULL, 0, NULL, OP_UNLINK, ".", NULL, 0, EANY(EISDIR)),
+	C("root-symlink-onto",      NULL, NULL, 0, NULL, OP_SYMLINK, "x", ".", 0, EANY(EEXIST)),
+	C("root-link-from",         NULL, NULL, 0, NULL, OP_LINK, ".", "x", 0, EANY(EPERM)),
+	C("deny-stat-dir",          NULL, NULL, 0, NULL, OP_STAT, "secret", NULL, 0, DEN),
+	C("deny-via-link-mkdir-all","l s secret\n", NULL, 0, NULL, OP_MKDIR_ALL, "s/x/y", NULL, 0, DEN),
+	C("deny-chain-chmod",       "l c1 c2\nl c2 secret/key\n", NULL, 0, NULL, OP_CHMOD, "c1", NULL, 0, DEN),
+	C("hardlink-after-recreate",NULL, NULL, 0, "r .env\nf .env NEWSECRET\nh alias .env\n",
+	  OP_OPEN, "alias", NULL, R, DEN),
+	C("pin-denied-file-parent", NULL, "write .\ndeny dir/f\n", 0, NULL, OP_RENAME, "dir", "dir2", 0, PIN),
+	C("glob-deny-read",         "f k.pem PEM\nf dir/x.pem PEM\n", "write .\ndeny **/*.pem\n", 0, NULL,
+	  OP_OPEN, "dir/x.pem", NULL, R, DEN),
+	C("glob-deny-case",         "f dir/x.pem PEM\n", "write .\ndeny **/*.pem\n", 0, NULL,
+	  OP_OPEN, "dir/X.PEM", NULL, CR, DEN),
+	C("glob-deny-rename-away",  "f k.pem PEM\n", "write .\ndeny **/*.pem\n", 0, NULL,
+	  OP_RENAME, "k.pem", "k.txt", 0, DEN),
+	C("glob-deny-rename-onto",  NULL, "write .\ndeny **/*.pem\n", 0, NULL,
+	  OP_RENAME, "file", "dir/sub/new.pem", 0, DEN),
+	C("glob-deny-link",         "f k.pem PEM\n", "write .\ndeny **/*.pem\n", 0, NULL,
+	  OP_LINK, "k.pem", "k2", 0, DEN),
+	C("glob-deny-via-link",     "f k.pem PEM\nl innocent k.pem\n", "write .\ndeny **/*.pem\n", 0, NULL,
+	  OP_OPEN, "innocent", NULL, R, DEN),
+	C("final-deny-not-widened", "d secret/open\nf secret/open/x X\n", "write .\ndeny! secret\nwrite secret/open\n", 0, NULL,
+	  OP_OPEN, "secret/open/x", NULL, R, DEN),
+	C("deeper-write-in-read",   "d ro/w\n", "write .\nread ro\nwrite ro/w\n", 0, NULL,
+	  OP_OPEN, "ro/w/new", NULL, CR, OK),
+	C("no-rule-is-deny",        NULL, "write dir\n", 0, NULL, OP_OPEN, "file", NULL, R, DEN),
 };
 
 #define MAX_GENERATED 64
@@ -630,7 +661,6 @@ const char *esc_op_name(enum esc_op op)
  * runner prints XPASS). */
 static const struct { const char *name, *reason; } known[] = {
 	{ "magic-procfs-plain",    "refuses proc/self/status (a plain symlink) as path-escape; openat2 allows it" },
-	{ "hardlink-deny-dir-file","a hard link to a file inside a denied directory is not judged by identity" },
 	{ "hardlink-ro-write",     "a hard link to a file inside a read-only directory is writable" },
 };
 
