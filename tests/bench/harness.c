@@ -124,20 +124,30 @@ int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps)
 	if (nsides > 8 || reps > BENCH_MAX_REPS)
 		return -1;
 	for (size_t s = 0; s < nsides; s++) {
-		size_t w = n / 20 ? n / 20 : 1;
-		uint64_t t0 = bench_now_ns();
+		size_t w = 1, done = 0;
+		uint64_t t0 = bench_now_ns(), spent;
 		double per_op;
 
 		sides[s].err = 0;
-		/* Warm-up (caches, dentries, lazily compiled state), and the
-		 * measure of how many iterations fit the budget: on the wall
-		 * clock whatever clock times the run, since the budget bounds
-		 * how long `make bench` takes. */
-		if (sides[s].fn(sides[s].ctx, w) < 0) {
-			sides[s].err = errno ? errno : EIO;
-			continue;
+		/* Warm-up (caches, dentries, lazily compiled state) of about
+		 * n/20 operations, growing from one so that a slow side stops
+		 * within a tenth of the budget; it measures how many iterations
+		 * fit the budget, on the wall clock whatever clock times the
+		 * run, since the budget bounds how long `make bench` takes. */
+		for (;;) {
+			if (sides[s].fn(sides[s].ctx, w) < 0) {
+				sides[s].err = errno ? errno : EIO;
+				break;
+			}
+			done += w;
+			spent = bench_now_ns() - t0;
+			if (done >= n / 20 || (double)spent > budget_ns() / 10)
+				break;
+			w = done;
 		}
-		per_op = (double)(bench_now_ns() - t0) / (double)w;
+		if (sides[s].err)
+			continue;
+		per_op = (double)spent / (double)done;
 		iters[s] = n;
 		if (per_op * (double)n > budget_ns())
 			iters[s] = (size_t)(budget_ns() / per_op) ? (size_t)(budget_ns() / per_op) : 1;
@@ -226,7 +236,8 @@ static void verdict(double v, double bound)
 void bench_row_ratio(const char *what, const struct bench_side *guarded,
 		     const struct bench_side *bare, double target)
 {
-	char g[32], b[32], t[16] = "";
+	char g[32], b[32], t[16] = "", r[16];
+	double ratio;
 
 	if (guarded->err || bare->err) {
 		char why[96];
@@ -241,8 +252,10 @@ void bench_row_ratio(const char *what, const struct bench_side *guarded,
 	fmt_value(b, sizeof b, bare->median, BENCH_NS);
 	if (target > 0)
 		snprintf(t, sizeof t, "<=%.2f", target);
-	printf("%-52s %11s %11s %7.2f %10s", what, g, b, guarded->median / bare->median, t);
-	verdict(guarded->median / bare->median, target);
+	ratio = guarded->median / bare->median;
+	snprintf(r, sizeof r, ratio < 10 ? "%.2f" : ratio < 100 ? "%.1f" : "%.0f", ratio);
+	printf("%-52s %11s %11s %7s %10s", what, g, b, r, t);
+	verdict(ratio, target);
 }
 
 void bench_row_value(const char *what, double value, enum bench_unit unit, double bound)
