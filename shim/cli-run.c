@@ -28,7 +28,48 @@ struct run_opts {
 	const char *report;
 	bool        preload;
 	bool        envelope;
+	char      **env;     /* --env NAME=VALUE, owned */
+	size_t      nenv;
 };
+
+/* --env NAME=VALUE, or NAME for the host's value (nothing when unset). */
+static int add_env(struct run_opts *o, const char *arg)
+{
+	char **grown, *entry;
+	const char *value;
+
+	if (!*arg || *arg == '=') {
+		fprintf(stderr, "pathgate: run: --env %s: no variable name\n", arg);
+		return -1;
+	}
+	if (strchr(arg, '=')) {
+		entry = strdup(arg);
+	} else {
+		value = getenv(arg);
+		if (!value)
+			return 0;
+		if (asprintf(&entry, "%s=%s", arg, value) < 0)
+			entry = NULL;
+	}
+	grown = entry ? realloc(o->env, (o->nenv + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(entry);
+		perror("pathgate");
+		return -1;
+	}
+	o->env = grown;
+	o->env[o->nenv++] = entry;
+	return 0;
+}
+
+static void free_env(struct run_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nenv; i++)
+		free(o->env[i]);
+	free(o->env);
+}
 
 /* Find CMD as a shell would: a name with a '/' as is, else along $PATH.
  * Returns CLI_OK with *FOUND set (owned by the caller), CLI_NOTFOUND or
@@ -139,8 +180,27 @@ static bool is_var(const char *entry, const char *name)
 	return strncmp(entry, name, n) == 0 && entry[n] == '=';
 }
 
-/* environ without the preload's variables, plus VARS. */
-static char **build_env(char *const *vars, size_t nvars, bool keep_host)
+static bool is_preload_var(const char *entry)
+{
+	return is_var(entry, "LD_PRELOAD") || is_var(entry, "PATHGATE_ROOT") ||
+	       is_var(entry, "PATHGATE_POLICY") || is_var(entry, "PATHGATE_POLICY_TEXT");
+}
+
+/* True when ENTRY's name is one of LIST's. */
+static bool named_in(const char *entry, char *const *list, size_t n)
+{
+	size_t len = strcspn(entry, "="), i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(list[i], entry, len) == 0 && list[i][len] == '=')
+			return true;
+	return false;
+}
+
+/* The child's environment: the host's (KEEP_HOST, without what is set
+ * below), then the --env variables, then the preload's VARS. */
+static char **build_env(char *const *vars, size_t nvars, char *const *extra, size_t nextra,
+			bool keep_host)
 {
 	size_t n = 0, i, k = 0;
 	char **env;
@@ -148,13 +208,15 @@ static char **build_env(char *const *vars, size_t nvars, bool keep_host)
 	if (keep_host)
 		while (environ[n])
 			n++;
-	env = calloc(n + nvars + 1, sizeof(*env));
+	env = calloc(n + nextra + nvars + 1, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (!is_var(environ[i], "LD_PRELOAD") && !is_var(environ[i], "PATHGATE_ROOT") &&
-		    !is_var(environ[i], "PATHGATE_POLICY") && !is_var(environ[i], "PATHGATE_POLICY_TEXT"))
+		if (!is_preload_var(environ[i]) && !named_in(environ[i], extra, nextra))
 			env[k++] = environ[i];
+	for (i = 0; i < nextra; i++)
+		if (!is_preload_var(extra[i]) || nvars == 0)
+			env[k++] = extra[i];
 	for (i = 0; i < nvars; i++)
 		env[k++] = vars[i];
 	return env;
@@ -219,7 +281,7 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 		}
 		nvars = preload_vars(ws, o->envelope ? NULL : getenv("LD_PRELOAD"), vars);
 	}
-	env = build_env(vars, nvars, !o->envelope);
+	env = build_env(vars, nvars, o->env, o->nenv, !o->envelope);
 	if (!env) {
 		perror("pathgate");
 		rc = CLI_USAGE;
@@ -261,6 +323,7 @@ int run_main(int argc, char **argv)
 		{ "report", required_argument, NULL, 'r' },
 		{ "no-preload", no_argument, NULL, 'P' },
 		{ "no-envelope", no_argument, NULL, 'E' },
+		{ "env", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -275,24 +338,30 @@ int run_main(int argc, char **argv)
 		case 'r': o.report = optarg; break;
 		case 'P': o.preload = false; break;
 		case 'E': o.envelope = false; break;
-		case 'h': fputs(cli_usage_text, stdout); return CLI_OK;
-		default: fputs(cli_usage_text, stderr); return CLI_USAGE;
+		case 'e':
+			if (add_env(&o, optarg) < 0) {
+				free_env(&o);
+				return CLI_USAGE;
+			}
+			break;
+		case 'h': fputs(cli_usage_text, stdout); free_env(&o); return CLI_OK;
+		default: fputs(cli_usage_text, stderr); free_env(&o); return CLI_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	rc = CLI_USAGE;
+	if (optind >= argc)
 		fputs("pathgate: run: no command given (pathgate run [OPTION]... -- CMD [ARG]...)\n", stderr);
-		return CLI_USAGE;
-	}
-	if (!o.preload && !o.envelope) {
+	else if (!o.preload && !o.envelope)
 		fputs("pathgate: run: --no-preload with --no-envelope would run the command unconfined; refused\n",
 		      stderr);
-		return CLI_USAGE;
-	}
-	rc = cli_workspace_open(&ws);
+	else
+		rc = cli_workspace_open(&ws);
 	if (rc == CLI_OK) {
 		fflush(stdout);
 		rc = run_command(&ws, &o, argv + optind);
 	}
-	cli_workspace_close(&ws);
+	if (ws.policy || ws.root)
+		cli_workspace_close(&ws);
+	free_env(&o);
 	return rc;
 }

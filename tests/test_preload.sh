@@ -26,7 +26,7 @@ read $SCRATCH/outside
 deny $SCRATCH/hidden
 write $SCRATCH/home
 EOF
-export HOME="$SCRATCH/home" GIT_CONFIG_NOSYSTEM=1 \
+export OUTSIDE_VAR=1 HOME="$SCRATCH/home" GIT_CONFIG_NOSYSTEM=1 \
 	GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
 	GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
@@ -237,6 +237,9 @@ else
 	rm -f "$W/.env"
 	expect_status 2 "run (envelope) creating an absent .env" "$PATHGATE" run --root "$W" --policy "$POL" -- sh -c "echo x > '$W/.env'"
 	[ ! -e "$W/.env" ] && ok || fail "run (envelope): the absent .env was created"
+	FROM_HOST=host-value expect_status 0 "run --env" "$PATHGATE" run --root "$W" --policy "$POL" \
+		--env GREETING=hi --env FROM_HOST --env UNSET_PATHGATE_TEST -- sh -c 'echo "$GREETING $FROM_HOST ${UNSET_PATHGATE_TEST-unset} ${OUTSIDE_VAR-cleared}"'
+	[ "$OUT" = "hi host-value unset cleared" ] && ok || fail "run --env gave '$OUT'"
 	expect_status 0 "run --no-preload still runs" "$PATHGATE" run --root "$W" --policy "$POL" --no-preload -- cat "$W/file.txt"
 fi
 
