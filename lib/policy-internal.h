@@ -29,7 +29,7 @@ struct pg_policy {
 	size_t           cap;
 	struct pg_arena  arena;
 	const char      *last_file;   /* interned file name of the last add */
-	struct pg_trie  *trie;        /* the compiled form; NULL: judge naively */
+	struct pg_trie  *trie;        /* the compiled form; NULL only when broken */
 	bool             broken;      /* a failed add could not be undone: deny all */
 };
 
@@ -37,8 +37,6 @@ struct pg_policy {
 int  pg_trie_new(struct pg_policy *p);
 int  pg_trie_insert(struct pg_policy *p, const struct pg_rule *r);
 void pg_trie_free(struct pg_policy *p);
-/* Bytes of heap the compiled form holds (for the benchmark's figures). */
-size_t pg_trie_heap(const struct pg_policy *p);
 
 /* Split the normalised rule or name PATH into components; returns the
  * count (at most MAX; more is an error: (unsigned)-1). */

@@ -410,18 +410,6 @@ void pg_trie_free(pg_policy *p)
 	p->trie = NULL;
 }
 
-size_t pg_trie_heap(const pg_policy *p)
-{
-	const struct pg_trie *t = p->trie;
-
-	if (!t)
-		return 0;
-	return sizeof(*t) + (size_t)t->capnodes * sizeof(*t->nodes) +
-	       (size_t)t->capedges * sizeof(*t->edges) +
-	       (size_t)t->capglobs * sizeof(*t->globs) +
-	       (size_t)t->capaffixes * sizeof(*t->affixes);
-}
-
 /* ---------------------------------------------------------------- judging */
 
 /* More states than this at one depth and the name is judged rule by rule.
