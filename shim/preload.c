@@ -448,7 +448,10 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 	fold_absolute(n->abs);
 	if (free_device(n->abs))
 		return 0;
-	if (!fd_link_target(n, &is_link)) {
+	/* lstat and readlink of /proc/self/fd/N look at the link itself. */
+	if (at_flags & AT_SYMLINK_NOFOLLOW) {
+		is_link = false;
+	} else if (!fd_link_target(n, &is_link)) {
 		if (is_link)
 			return 0;
 	} else {

@@ -35,6 +35,12 @@ tests_test_batch_CFLAGS = $(TEST_CFLAGS) $(SECCOMP_CFLAGS)
 tests_test_batch_LDADD = $(TEST_LIBS) $(SECCOMP_LIBS)
 TESTS += tests/test_batch
 
+# What the shell cannot do on demand (vfork, an empty envp, clobbered
+# fds, threads), for test_preload.sh.
+check_PROGRAMS += tests/preload_probe
+tests_preload_probe_SOURCES = tests/preload_probe.c
+tests_preload_probe_LDADD = -lpthread
+
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh

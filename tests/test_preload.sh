@@ -116,6 +116,8 @@ denied "Read-only file system" "reopen a read fd of a read-only file for writing
 	sh -c "exec 3< '$SCRATCH/outside/f'; echo x > /dev/fd/3"
 [ "$(cat "$SCRATCH/outside/f")" = ro ] && ok || fail "a read-only file was written through /dev/fd"
 allowed "write /dev/stderr redirected to a file" sh -c "echo to-stderr > /dev/stderr" 2>"$SCRATCH/err.log"
+allowed "ls -l /proc/self/fd reads the links themselves" ls -l /proc/self/fd/
+expect_not_in "$ERR" "cannot read symbolic link" "ls -l /proc/self/fd"
 allowed "write /dev/null, read /dev/zero" sh -c 'echo x > /dev/null && head -c 1 /dev/zero > /dev/null'
 
 if [ -n "$PY" ]; then
@@ -146,6 +148,16 @@ open('.env')"
 else
 	echo "python3 is not installed: its cases are not run"
 fi
+
+# A C program: vfork + exec, posix_spawn with an empty environment,
+# every fd clobbered then closed, threads.
+PROBE="$top_builddir/tests/preload_probe"
+denied "$PD" "vfork + execv: the child keeps the preload" "$PROBE" vfork-exec .env
+denied "$PD" "posix_spawn with an empty envp keeps the preload" "$PROBE" spawn-empty-env .env
+allowed "vfork + execv of an allowed file" "$PROBE" vfork-exec file.txt
+[ "$OUT" = hello ] && ok || fail "vfork-exec printed '$OUT'"
+allowed "every fd clobbered, then closed" "$PROBE" clobber-fds
+allowed "8 threads open and stat" "$PROBE" threads
 
 # tar extraction: the archive's .env is refused, its other files land.
 mkdir -p "$SCRATCH/src"
