@@ -181,8 +181,10 @@ static int apply_line(struct adv_area *a, char *line)
 	char *op = strtok(line, " "), *path = strtok(NULL, " "), *arg = strtok(NULL, "");
 	char full[8192 + 400], second[8192 + 400];
 
-	if (!op || !path)
+	if (!op || op[0] == '#')
 		return 0;
+	if (!path)
+		return -1;
 	snprintf(full, sizeof(full), "%s/%s", a->root, path);
 	if (arg && arg[0] != '/')
 		snprintf(second, sizeof(second), "%s/%s", a->root, arg);

@@ -460,7 +460,12 @@ static const struct esc_case fixed[] = {
 	C("deny-stat-dir",          NULL, NULL, 0, NULL, OP_STAT, "secret", NULL, 0, DEN),
 	C("deny-via-link-mkdir-all","l s secret\n", NULL, 0, NULL, OP_MKDIR_ALL, "s/x/y", NULL, 0, DEN),
 	C("deny-chain-chmod",       "l c1 c2\nl c2 secret/key\n", NULL, 0, NULL, OP_CHMOD, "c1", NULL, 0, DEN),
-	C("hardlink-after-recreate",NULL, NULL, 0, "r .env\nf .env NEWSECRET\nh alias .env\n",
+	/* The old .env stays alive under another name, so the new one cannot
+	 * reuse its inode number (which would hide the question). */
+	C("hardlink-after-recreate",NULL, NULL, 0, "h keep .env\nr .env\nf .env NEWSECRET\nh alias .env\n",
+	  OP_OPEN, "alias", NULL, R, DEN),
+	C("hardlink-after-refresh", NULL, NULL, 0,
+	  "h keep .env\nr .env\nf .env NEWSECRET\nh alias .env\n#refresh\n",
 	  OP_OPEN, "alias", NULL, R, DEN),
 	C("pin-denied-file-parent", NULL, "write .\ndeny dir/f\n", 0, NULL, OP_RENAME, "dir", "dir2", 0, PIN),
 	C("glob-deny-read",         "f k.pem PEM\nf dir/x.pem PEM\n", "write .\ndeny **/*.pem\n", 0, NULL,
@@ -661,6 +666,8 @@ const char *esc_op_name(enum esc_op op)
  * runner prints XPASS). */
 static const struct { const char *name, *reason; } known[] = {
 	{ "magic-procfs-plain",    "refuses proc/self/status (a plain symlink) as path-escape; openat2 allows it" },
+	{ "hardlink-after-recreate","identities are taken at pg_root_open: a denied file recreated later can be read "
+				   "through a new hard link until pg_root_refresh" },
 	{ "hardlink-ro-write",     "a hard link to a file inside a read-only directory is writable" },
 };
 

@@ -23,7 +23,8 @@ struct esc_case {
 	const char *tree;     /* adv_apply spec on top of the standard tree */
 	const char *policy;   /* NULL: the standard policy */
 	unsigned    root_flags;
-	const char *between;  /* applied after a first call (pg_stat of a) */
+	const char *between;  /* applied after a first call (pg_stat of a); a line
+			       * "#refresh" then calls pg_root_refresh */
 	enum esc_op op;
 	const char *a, *b;    /* paths (b: rename/link destination, symlink's linkpath) */
 	int         flags;    /* open flags, rename flags, stat at_flags */

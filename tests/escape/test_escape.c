@@ -136,6 +136,28 @@ static int call(pg_root *r, const struct esc_case *c, const char *a, const char 
 			       strcmp(v.name, pg_last_refusal()->name)))
 			problem(o, "verdict (%s, %d) disagrees with the refusal record",
 				v.name ? v.name : "NULL", v.err);
+		/* pg_check_batch promises the verdicts of N pg_check calls,
+		 * through io_uring and without it. */
+		for (unsigned how = 0; how < 2; how++) {
+			struct pg_verdict vb;
+			const char *one[1] = { a };
+			ssize_t refused;
+
+			memset(&vb, 0x5a, sizeof(vb));
+			refused = pg_check_batch(r, one, 1, ops[c->op - OP_CHECK_READ], &vb,
+						 how ? PG_BATCH_NO_URING : 0);
+			if (refused != (rc < 0 ? 1 : 0) || vb.allowed != v.allowed ||
+			    vb.err != v.err || (vb.name != v.name &&
+			    (!vb.name || !v.name || strcmp(vb.name, v.name))))
+				problem(o, "pg_check_batch%s says %zd refused (%s, %d), pg_check %s (%d)",
+					how ? " without io_uring" : "", refused,
+					vb.name ? vb.name : "allowed", vb.err,
+					v.name && !v.allowed ? v.name : "allowed", v.err);
+		}
+		/* The batch cleared this thread's refusal record: judge again
+		 * (it only reads) so the record describes pg_check. */
+		if (pg_check(r, a, ops[c->op - OP_CHECK_READ], &v) != rc)
+			problem(o, "pg_check changed its answer on a second call");
 		errno = saved;
 		return rc;
 	}
@@ -190,6 +212,8 @@ static int run_once(const struct esc_case *c, unsigned resolver, struct outcome 
 		rc = adv_apply(&area, c->between);
 		if (rc != 0)
 			goto out;
+		if (strstr(c->between, "#refresh") && pg_root_refresh(r) < 0)
+			problem(o, "pg_root_refresh failed: %s", strerror(errno));
 	}
 	root_before = adv_snapshot(area.root);
 	out_before = adv_snapshot(area.outside);
