@@ -29,6 +29,34 @@ int pg_ops_prepare(const pg_root *root, const char *path, struct pg_path *lex)
 	return pg_path_normalise(path, false, lex);
 }
 
+bool pg_ops_plain_path(const char *raw, size_t *len)
+{
+	size_t i, comp = 0;
+
+	if (!raw || !raw[0])
+		return false;
+	for (i = 0;; i++) {
+		char c = raw[i];
+
+		if (i > PG_PATH_MAX)
+			return false;
+		if (c != '/' && c != '\0') {
+			if (++comp > PG_NAME_MAX)
+				return false;
+			continue;
+		}
+		/* The component that just ended: not empty, ".", or "..". */
+		if (comp == 0 || (comp == 1 && raw[i - 1] == '.') ||
+		    (comp == 2 && raw[i - 1] == '.' && raw[i - 2] == '.'))
+			return false;
+		if (c == '\0')
+			break;
+		comp = 0;
+	}
+	*len = i;
+	return true;
+}
+
 static void lock(pg_root *root)
 {
 	pthread_rwlock_rdlock(&root->lock);
@@ -163,16 +191,47 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 	return open_slow(root, path, lex, flags, mode, op, 0);
 }
 
+/* The fast path of a plain path (see pg_ops_plain_path): judge it as it
+ * is and open it with one openat2.  PG_WALK when the walk must decide. */
+#define PG_WALK (-2)
+
+static int open_plain_locked(pg_root *root, const char *path, size_t len, int flags,
+			     mode_t mode, enum pg_op op)
+{
+	int fd;
+
+	if (pg_root_judge_locked(root, path, len, op, path) < 0)
+		return -1;
+	fd = pg_openat2(root->fd, path, flags, mode, root->resolve | RESOLVE_NO_SYMLINKS);
+	if (fd >= 0)
+		return pg_check_identity_fd(root, fd, op, path);
+	return pg_needs_walk(errno) ? PG_WALK : -1;
+}
+
 int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 {
 	struct pg_path lex;
+	enum pg_op op = open_op(flags);
+	bool walk = false;
+	size_t len;
 	int fd;
 
 	pg_refusal_clear();
+	if (root && root->openat2 && !(flags & O_CREAT) && pg_ops_plain_path(path, &len)) {
+		lock(root);
+		fd = open_plain_locked(root, path, len, flags, mode, op);
+		unlock(root);
+		if (fd != PG_WALK)
+			return fd;
+		walk = true;
+	}
 	if (pg_ops_prepare(root, path, &lex) < 0)
 		return -1;
 	lock(root);
-	fd = pg_open_locked(root, path, &lex, flags, mode, open_op(flags));
+	if (walk)
+		fd = open_slow(root, path, &lex, flags, mode, op, PG_RES_WALK);
+	else
+		fd = pg_open_locked(root, path, &lex, flags, mode, op);
 	unlock(root);
 	return fd;
 }
@@ -234,24 +293,29 @@ static int stat_fast(pg_root *root, const char *path, bool follow, struct statx 
 	return rc < 0 ? STAT_FAILED : STAT_DONE;
 }
 
-static int stat_locked(pg_root *root, const char *path, const struct pg_path *lex,
+/* Judge NAME (LEN bytes, the lexical name of PATH) and stat PATH the
+ * fast way; STAT_WALK when the walk must decide. */
+static int stat_judged(pg_root *root, const char *path, const char *name, size_t len,
 		       bool follow, struct statx *stx)
 {
-	struct pg_res res;
 	int rc;
 
-	if (pg_root_judge_locked(root, lex->buf, lex->len, PG_OP_READ, path) < 0)
-		return -1;
+	if (pg_root_judge_locked(root, name, len, PG_OP_READ, path) < 0)
+		return STAT_FAILED;
 	rc = stat_fast(root, path, follow, stx);
-	if (rc == STAT_FAILED)
-		return -1;
-	if (rc == STAT_DONE) {
-		if (!S_ISDIR(stx->stx_mode) && pg_root_needs_identity(root, PG_OP_READ))
-			return pg_root_judge_identity_locked(root,
-				makedev(stx->stx_dev_major, stx->stx_dev_minor),
-				stx->stx_ino, PG_OP_READ, path);
-		return 0;
-	}
+	if (rc == STAT_DONE && !S_ISDIR(stx->stx_mode) &&
+	    pg_root_needs_identity(root, PG_OP_READ) &&
+	    pg_root_judge_identity_locked(root, makedev(stx->stx_dev_major, stx->stx_dev_minor),
+					  stx->stx_ino, PG_OP_READ, path) < 0)
+		return STAT_FAILED;
+	return rc;
+}
+
+static int stat_walk(pg_root *root, const char *path, const struct pg_path *lex, bool follow,
+		     struct statx *stx)
+{
+	struct pg_res res;
+
 	if (pg_resolve_locked(root, path, lex, PG_OP_READ,
 			      PG_RES_EXIST | PG_RES_WALK | (follow ? PG_RES_FOLLOW : 0), &res) < 0)
 		return -1;
@@ -262,23 +326,39 @@ static int stat_locked(pg_root *root, const char *path, const struct pg_path *le
 
 int pg_stat(pg_root *root, const char *path, struct stat *st, int at_flags)
 {
+	bool follow = !(at_flags & AT_SYMLINK_NOFOLLOW);
 	struct pg_path lex;
 	struct statx stx;
-	int rc;
+	size_t len;
+	int rc = STAT_WALK;
 
 	pg_refusal_clear();
 	if (!st || (at_flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT))) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pg_ops_prepare(root, path, &lex) < 0)
+	bool tried = false;
+
+	if (root && pg_ops_plain_path(path, &len)) {
+		lock(root);
+		rc = stat_judged(root, path, path, len, follow, &stx);
+		unlock(root);
+		tried = true;
+	}
+	if (rc == STAT_WALK) {
+		if (pg_ops_prepare(root, path, &lex) < 0)
+			return -1;
+		lock(root);
+		if (!tried)
+			rc = stat_judged(root, path, lex.buf, lex.len, follow, &stx);
+		if (rc == STAT_WALK)
+			rc = stat_walk(root, path, &lex, follow, &stx);
+		unlock(root);
+	}
+	if (rc != STAT_DONE)
 		return -1;
-	lock(root);
-	rc = stat_locked(root, path, &lex, !(at_flags & AT_SYMLINK_NOFOLLOW), &stx);
-	unlock(root);
-	if (rc == 0)
-		stat_from_statx(st, &stx);
-	return rc;
+	stat_from_statx(st, &stx);
+	return 0;
 }
 
 /* ------------------------------------------------- names: the final itself */

@@ -15,6 +15,12 @@
  * Returns 0 or -1 with the refusal recorded. */
 int pg_ops_prepare(const pg_root *root, const char *path, struct pg_path *lex);
 
+/* True when RAW is already its own lexical normal form and within the
+ * limits (no empty, "." or ".." component, no leading or trailing slash),
+ * as most paths are: it can be judged as it is, without a copy.  *LEN is
+ * its length. */
+bool pg_ops_plain_path(const char *raw, size_t *len);
+
 /* open(2) of PATH for OP beneath ROOT, lock held: the lexical judgement,
  * then one openat2 when that suffices, else the walk. */
 int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,

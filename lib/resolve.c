@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ struct walk {
 	size_t      pos;      /* cursor in pending */
 	size_t      link_end; /* pending[0, link_end) came from symlink targets */
 	unsigned    links;
+	unsigned    cross_max; /* the longest run cross_run may try (halved on a miss) */
 	struct pg_res *res;
 };
 
@@ -275,11 +277,38 @@ static int expand(struct walk *w, int dirfd, int fd, const char *comp, size_t le
 		errno = ELOOP;
 		return -1;
 	}
-	/* Links in /proc are magic or name things outside: never followed.
-	 * Only reachable when mounts may be crossed or the root is in /proc. */
+	/* Links in /proc are magic or name things outside: never followed
+	 * (nor read: reading some needs privileges).  Only reachable when
+	 * mounts may be crossed or the root is in /proc. */
 	if (w->root->maybe_proc && fstatfs(fd >= 0 ? fd : dirfd, &sfs) == 0 &&
-	    sfs.f_type == PROC_SUPER_MAGIC)
-		return escape(w->display, "a symlink in /proc");
+	    sfs.f_type == PROC_SUPER_MAGIC) {
+		struct statx stx;
+
+		if (fd >= 0 || (statx(dirfd, comp, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &stx) == 0 &&
+				S_ISLNK(stx.stx_mode)))
+			return escape(w->display, "a symlink in /proc");
+		errno = ENOTDIR;
+		return -1;
+	}
+	n = fd >= 0 ? readlinkat(fd, "", target, sizeof(target) - 1) :
+		      readlinkat(dirfd, comp, target, sizeof(target) - 1);
+	if (n < 0 && errno == EINVAL && fd < 0) {
+		w->links--;
+		errno = ENOTDIR; /* read by name: it is not a symlink */
+		return -1;
+	}
+	if (n < 0)
+		return errno == EINVAL || errno == ENOENT ? 1 : -1; /* changed: look again */
+	if ((size_t)n > PG_REAL_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (n == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	target[n] = '\0';
+	/* The link's own name is judged too: a deny on it denies its target. */
 	if (judging(w)) {
 		if (append_real(w->res, comp, len) < 0)
 			return -1;
@@ -291,19 +320,6 @@ static int expand(struct walk *w, int dirfd, int fd, const char *comp, size_t le
 		if (rc < 0)
 			return -1;
 	}
-	n = fd >= 0 ? readlinkat(fd, "", target, sizeof(target) - 1) :
-		      readlinkat(dirfd, comp, target, sizeof(target) - 1);
-	if (n < 0)
-		return errno == EINVAL ? 1 : -1; /* no longer a symlink: look again */
-	if ((size_t)n > PG_REAL_MAX) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (n == 0) {
-		errno = ENOENT;
-		return -1;
-	}
-	target[n] = '\0';
 	if (target[0] == '/')
 		return escape(w->display, "a symlink to an absolute path");
 
@@ -321,6 +337,7 @@ static int expand(struct walk *w, int dirfd, int fd, const char *comp, size_t le
 	w->pending = next;
 	w->pos = 0;
 	w->link_end = (size_t)n + (old_link_rest ? 1 + old_link_rest : 0);
+	w->cross_max = UINT_MAX;
 	return 0;
 }
 
@@ -412,8 +429,20 @@ static unsigned plain_run(const struct walk *w, const char *first, size_t *end)
 	return n;
 }
 
-/* openat2 only: cross a run of two or more plain directories in one call.
- * Returns 1 when crossed, 0 when the walk must go one component at a time,
+/* The offset in pending after N components from COMP. */
+static size_t after_components(const struct walk *w, const char *comp, unsigned n)
+{
+	const char *cursor = comp, *c;
+	size_t len;
+
+	for (unsigned i = 0; i < n; i++)
+		pg_path_next(&cursor, &c, &len);
+	return (size_t)(cursor - w->pending);
+}
+
+/* openat2 only: cross a run of two or more plain directories in one call,
+ * halving the run while it holds something else (a symlink, a mount, a
+ * file).  Returns 1 when crossed, 0 when the walk must take one component,
  * -1 on error. */
 static int cross_run(struct walk *w, const char *comp)
 {
@@ -422,17 +451,27 @@ static int cross_run(struct walk *w, const char *comp)
 	unsigned n = plain_run(w, comp, &end);
 	const char *cursor, *c;
 	size_t len;
-	int top, fd;
+	int top, fd = -1;
 
-	if (n < 2 || end - start >= sizeof(run))
-		return 0;
 	top = top_fd(w);
 	if (top < 0)
 		return -1;
-	memcpy(run, comp, end - start);
-	run[end - start] = '\0';
-	fd = pg_openat2(top, run, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-			w->root->resolve | RESOLVE_NO_SYMLINKS);
+	for (; n >= 2; n /= 2) {
+		if (n > w->cross_max)
+			n = w->cross_max;
+		if (n < 2)
+			break;
+		end = after_components(w, comp, n);
+		if (end - start >= sizeof(run))
+			continue;
+		memcpy(run, comp, end - start);
+		run[end - start] = '\0';
+		fd = pg_openat2(top, run, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+				w->root->resolve | RESOLVE_NO_SYMLINKS);
+		if (fd >= 0)
+			break;
+		w->cross_max = n / 2; /* what stopped it lies within these n */
+	}
 	if (fd < 0)
 		return 0;
 	cursor = comp;
@@ -472,12 +511,8 @@ static int step_dir(struct walk *w, const char *name, size_t len, bool via)
 		return missing(w, name, len, via);
 	if (errno != ENOTDIR && errno != ELOOP)
 		return -1;
-	if (statx(top, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STX_MASK, &res->stx) < 0)
-		return errno == ENOENT ? 1 : -1;
-	if (!S_ISLNK(res->stx.stx_mode)) {
-		errno = ENOTDIR;
-		return -1;
-	}
+	/* Not a directory: a symlink (expand reads it; EINVAL from readlinkat
+	 * there means it is not one: ENOTDIR) or anything else. */
 	return expand(w, top, -1, name, len);
 }
 
@@ -623,6 +658,7 @@ static int slow_resolve(pg_root *root, const char *raw, enum pg_op op, unsigned 
 	int rc = -1;
 
 	w.cap = 16;
+	w.cross_max = UINT_MAX;
 	w.fds = malloc(w.cap * sizeof(*w.fds));
 	w.ends = malloc(w.cap * sizeof(*w.ends));
 	w.pending = strdup(raw);
