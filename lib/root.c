@@ -342,7 +342,8 @@ static int derive(pg_root *root, struct derived *d)
 		if (record_identity(root, d, r->path, strlen(r->path), &budget) < 0)
 			return -1;
 	}
-	qsort(d->ids->v, d->ids->n, sizeof(*d->ids->v), cmp_identity);
+	if (d->ids->n)  /* qsort's base must not be NULL, even for none */
+		qsort(d->ids->v, d->ids->n, sizeof(*d->ids->v), cmp_identity);
 	/* Warm the compiled form before other threads judge with it. */
 	struct pg_judgement j;
 
