@@ -70,9 +70,10 @@ static int judge_delete(pg_root *root, const char *path, const char *real, size_
 	return 0;
 }
 
-/* The openat2 reached FD at the lexical name, with no symlink on the way. */
-static int finish_fast(pg_root *root, const char *path, const struct pg_path *lex,
-		       enum pg_op op, int fd)
+/* The openat2 reached FD at the lexical name NAME (LEN bytes; IS_ROOT
+ * when it is the root itself), with no symlink on the way. */
+static int finish_fast(pg_root *root, const char *path, const char *name, size_t len,
+		       bool is_root, enum pg_op op, int fd)
 {
 	struct statx stx;
 
@@ -85,7 +86,7 @@ static int finish_fast(pg_root *root, const char *path, const struct pg_path *le
 					  stx.stx_ino, op, path) < 0)
 		return -1;
 	if (op == PG_OP_DELETE)
-		return judge_delete(root, path, lex->buf, lex->len, &stx, lex->ncomp == 0);
+		return judge_delete(root, path, name, len, &stx, is_root);
 	return 0;
 }
 
@@ -111,16 +112,34 @@ static int finish_walk(pg_root *root, const char *path, const struct pg_path *le
 	return rc;
 }
 
-static int finish_locked(pg_root *root, const char *path, const struct pg_path *lex,
+/* The lexical name of PATH: PATH itself when it is plain, else its normal
+ * form in LEX (made on demand: most paths never need the copy). */
+struct lexical {
+	const char     *name;
+	size_t          len;
+	bool            is_root;
+	bool            ready;   /* lex holds the normal form */
+	struct pg_path *lex;
+};
+
+static int lexical_of(const char *path, struct lexical *l)
+{
+	if (!l->ready && pg_path_normalise(path, false, l->lex) < 0)
+		return -1;
+	l->ready = true;
+	return 0;
+}
+
+static int finish_locked(pg_root *root, const char *path, struct lexical *l,
 			 enum pg_op op, int result, struct pg_verdict *out)
 {
-	if (pg_root_judge_locked(root, lex->buf, lex->len, op, path) < 0)
+	if (pg_root_judge_locked(root, l->name, l->len, op, path) < 0)
 		return -1;
 	if (result >= 0) {
-		if (finish_fast(root, path, lex, op, result) < 0)
+		if (finish_fast(root, path, l->name, l->len, l->is_root, op, result) < 0)
 			return -1;
 		if (out)
-			verdict_allowed(out, root, lex->buf, lex->len, op);
+			verdict_allowed(out, root, l->name, l->len, op);
 		return 0;
 	}
 	if (result == -ENOENT && op != PG_OP_CREATE) {
@@ -133,13 +152,16 @@ static int finish_locked(pg_root *root, const char *path, const struct pg_path *
 		errno = -result;
 		return -1;
 	}
-	return finish_walk(root, path, lex, op, out);
+	if (lexical_of(path, l) < 0)
+		return -1;
+	return finish_walk(root, path, l->lex, op, out);
 }
 
 static int check_finish(pg_root *root, const char *path, enum pg_op op, int result,
 			bool owned, struct pg_verdict *out)
 {
 	struct pg_path lex;
+	struct lexical l = { .lex = &lex };
 	int rc = -1;
 
 	pg_refusal_clear();
@@ -147,10 +169,18 @@ static int check_finish(pg_root *root, const char *path, enum pg_op op, int resu
 		errno = EINVAL;
 		goto out;
 	}
-	if (pg_ops_prepare(root, path, &lex) < 0)
-		goto out;
+	if (pg_ops_plain_path(path, &l.len)) {
+		l.name = path;
+	} else {
+		if (pg_ops_prepare(root, path, &lex) < 0)
+			goto out;
+		l.ready = true;
+		l.name = lex.buf;
+		l.len = lex.len;
+		l.is_root = lex.ncomp == 0;
+	}
 	pthread_rwlock_rdlock(&root->lock);
-	rc = finish_locked(root, path, &lex, op, result, out);
+	rc = finish_locked(root, path, &l, op, result, out);
 	{
 		int err = errno;
 
