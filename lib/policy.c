@@ -135,9 +135,6 @@ struct prepared {
 
 #define PREPARED_MAX (PG_PATH_MAX + 2)
 
-/* Room for one prepared path per thread: adds are not reentrant. */
-static __thread char scratch[PREPARED_MAX];
-
 static const char *access_word(enum pg_access a)
 {
 	return a == PG_DENY ? "deny" : a == PG_READ ? "read" : "write";
@@ -227,7 +224,7 @@ static void append_component(struct prepared *out, const char *c, size_t n, bool
 static int prepare(enum pg_access access, bool final, const char *raw, size_t len,
 		   const char *file, unsigned line, struct prepared *out)
 {
-	static __thread struct pg_path norm;
+	struct pg_path norm;   /* about 8 KiB: adds run at set-up, on a normal stack */
 	char buf[PG_PATH_MAX + 1];
 	const char *cursor, *comp;
 	size_t clen;
@@ -395,6 +392,7 @@ const struct pg_rule *pg_policy_rule(const pg_policy *p, size_t i)
 int pg_policy_add_rule(pg_policy *p, enum pg_access access, bool final,
 		       const char *path, const char *file, unsigned line, bool derived)
 {
+	char scratch[PREPARED_MAX];
 	struct prepared pr = { .path = scratch };
 	size_t keep;
 
@@ -507,6 +505,7 @@ static int parse_line(const char *s, const char *end, const char *file, unsigned
 /* All or nothing: every line is checked before the first rule is added. */
 static int parse_into(pg_policy *p, const char *text, size_t len, const char *file)
 {
+	char scratch[PREPARED_MAX];
 	struct parsed_line *lines = NULL;
 	struct pg_arena paths = { NULL };
 	size_t n = 0, cap = 0, keep, i;
@@ -623,6 +622,7 @@ out:
 /* Add rule R to DST with PATH (already in normal form) in place of its own. */
 static int copy_rule(pg_policy *dst, const struct pg_rule *r, const char *path)
 {
+	char scratch[PREPARED_MAX];
 	struct prepared pr = { .path = scratch };
 	size_t i, len = strlen(path);
 	const char *cursor = path, *c;
@@ -760,25 +760,30 @@ static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *
 
 pg_policy *pg_policy_for_root(const pg_policy *p, const char *root)
 {
-	static __thread struct rebase rb;
-	pg_policy *d;
+	struct rebase *rb;
+	pg_policy *d = NULL;
 	unsigned nroot;
 	size_t i;
 
 	if (!p || !root || root[0] != '/')
 		return errno = EINVAL, NULL;
-	nroot = pg_split(root, strlen(root), rb.root, rb.rlen, REBASE_MAX_COMP);
-	if (nroot == (unsigned)-1)
-		return errno = ENAMETOOLONG, NULL;
-	d = pg_policy_dup(p);
-	if (!d)
+	rb = malloc(sizeof(*rb));
+	if (!rb)
 		return NULL;
-	for (i = 0; i < p->nrules; i++) {
-		if (p->rules[i]->absolute && rebase_rule(&rb, d, p->rules[i], nroot) < 0) {
+	nroot = pg_split(root, strlen(root), rb->root, rb->rlen, REBASE_MAX_COMP);
+	if (nroot == (unsigned)-1) {
+		errno = ENAMETOOLONG;
+		goto out;
+	}
+	d = pg_policy_dup(p);
+	for (i = 0; d && i < p->nrules; i++) {
+		if (p->rules[i]->absolute && rebase_rule(rb, d, p->rules[i], nroot) < 0) {
 			pg_policy_free(d);
-			return NULL;
+			d = NULL;
 		}
 	}
+out:
+	free(rb);
 	return d;
 }
 
