@@ -1777,6 +1777,52 @@ pg_plan *pg_envelope_plan(const char *root, const struct pg_rule *const *rules,
 	return pl;
 }
 
+/* Lend the host file HOST read-only to the child at DEST, which must lie in
+ * the envelope's private /tmp: its mountpoint is made in that tmpfs, never
+ * on the host.  The file is opened here and lent by descriptor, so what is
+ * mounted is what was opened. */
+int pg_envelope_lend(pg_plan *pl, const char *host, const char *dest, const char *why)
+{
+	struct plan_mount *m;
+	struct stat st;
+	size_t *order;
+	int fd;
+
+	if (!pl || !host || !dest || strncmp(dest, "/tmp/", 5) != 0 || strstr(dest, "/..")) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(host, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	order = realloc(pl->order, (pl->nmounts + 2) * sizeof(*order));
+	if (!order) {
+		close(fd);
+		return -1;
+	}
+	pl->order = order;
+	m = add_mount(pl, MK_ROBIND, strdup(dest), strdup(host), fd, why);
+	if (!m || pl->oom)
+		return -1;
+	m->why = "lent";
+	/* Append the mount over the argv terminator, publish again. */
+	emit_at(pl, pl->nmounts - 1);
+	free(pl->pub_mounts);
+	free(pl->pub_skips);
+	free(pl->pub_seams);
+	publish(pl);
+	if (pl->oom) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------ public getters */
 
 char *const *pg_plan_argv(const pg_plan *pl)

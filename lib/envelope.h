@@ -50,6 +50,12 @@ int pg_envelope_spawn(pid_t *pid, pg_plan *plan, const char *file,
 		      const posix_spawnattr_t *attr,
 		      char *const argv[], char *const envp[]);
 
+/* Lend the host file HOST read-only at DEST inside the child; DEST must lie
+ * in the envelope's private /tmp (so nothing is created on the host).  For
+ * pathgate run's preload, which may live where the policy shows nothing.
+ * Returns 0 or -1 with errno set. */
+int pg_envelope_lend(pg_plan *plan, const char *host, const char *dest, const char *why);
+
 /* Record PLAN's report (no launch) for pg_spawn_report(). */
 void pg_envelope_report_plan(const pg_plan *plan);
 

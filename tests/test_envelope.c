@@ -1459,6 +1459,43 @@ static void parsed_policy_drives_the_plan(void **state)
 	pg_policy_free(pol);
 }
 
+/* pathgate run lends its preload into the envelope: a file the policy
+ * hides (here under a denied directory) is readable at its lent name in
+ * the private /tmp, read-only, and the host gains nothing. */
+static void lent_file_is_visible_read_only(void **state)
+{
+	char host[PATH_MAX];
+	struct run res;
+	pg_plan *pl;
+	char *before;
+
+	(void)state;
+	mkdirs("ws");
+	mkdirs("hidden");
+	put("hidden/lib.so", "lent-bytes\n");
+	path_of(host, "hidden/lib.so");
+	pl = plan("ws", "read /\nwrite .\n");
+	assert_int_equal(pg_envelope_lend(pl, host, "/etc/x", "lent"), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pg_envelope_lend(pl, host, "/tmp/../etc/x", "lent"), -1);
+	assert_int_equal(pg_envelope_lend(pl, host, "/tmp/.pathgate/lib.so", "lent"), 0);
+	before = snapshot(NULL);
+	run_ok(pl, "cat /tmp/.pathgate/lib.so\n"
+		   TRY("echo x > /tmp/.pathgate/lib.so", "lent-writable")
+		   TRY("rm -f /tmp/.pathgate/lib.so", "lent-removable")
+		   "echo ran\n", &res);
+	has(&res, "lent-bytes");
+	has(&res, "no-lent-writable");
+	has(&res, "no-lent-removable");
+	has(&res, "ran");
+	assert_same_host(before, NULL);
+	pg_plan_free(pl);
+	pl = plan("ws", "read /\nwrite .\n");
+	assert_int_equal(pg_envelope_lend(pl, "/nonexistent/lib.so", "/tmp/x.so", "lent"), -1);
+	assert_int_equal(errno, ENOENT);
+	pg_plan_free(pl);
+}
+
 int main(void)
 {
 	int failed;
@@ -1490,6 +1527,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(default_profile_holds_in_the_envelope, setup, teardown),
 		cmocka_unit_test_setup_teardown(public_api_spawns_from_a_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(planted_symlink_only_narrows, setup, teardown),
+		cmocka_unit_test_setup_teardown(lent_file_is_visible_read_only, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
