@@ -12,7 +12,10 @@
  *                       suffix child may have (a mask of lengths per node);
  *   prefix    "tmp*"    likewise by prefixes;
  *   '**'                one child per node;
- *   any other pattern   a short list per node, each tried.
+ *   other patterns      "z?.c", "a*b*c": by the longer of their literal
+ *                       prefix and suffix, to a bucket of the patterns
+ *                       sharing it, each matched whole;
+ *   no literal end      "*a*", "?": a list per node, each tried.
  * Edges of every node live in one open-addressing table keyed by (parent,
  * kind, text), so a node costs a few words whatever its fan-out.
  *
@@ -33,13 +36,17 @@
 #include "path.h"
 #include "policy-naive.h"
 
-enum edge_kind { EDGE_LIT = 1, EDGE_SFX = 2, EDGE_PFX = 3 };
+/* LIT, SFX, PFX lead to a child node; GSFX, GPFX to a bucket of general
+ * patterns sharing a literal suffix or prefix, each still matched whole. */
+enum edge_kind { EDGE_LIT = 1, EDGE_SFX, EDGE_PFX, EDGE_GSFX, EDGE_GPFX };
 
 #define NODE_HAS_LIT  0x01u
 #define NODE_HAS_SFX  0x02u
 #define NODE_HAS_PFX  0x04u
 #define NODE_DSTAR    0x08u  /* this node is a '**' component */
 #define NODE_BELOW    0x10u  /* a deny or read rule ends strictly beneath */
+#define NODE_HAS_GSFX 0x20u
+#define NODE_HAS_GPFX 0x40u
 
 /* Which suffix (prefix) lengths a node's affix children have: bit L % 64.
  * A judge tries each length of the component whose bit is set; for names
@@ -50,7 +57,7 @@ struct node {
 	uint32_t best;    /* 1 + index of the strictest, first rule ending here */
 	uint32_t cap;     /* 1 + index of the strictest, first final rule ending here */
 	uint32_t dstar;   /* the '**' child, or 0 */
-	uint32_t globs;   /* 1 + index of the first general pattern child */
+	uint32_t globs;   /* 1 + index of the first unindexed pattern child */
 	uint32_t affix;   /* 1 + index of the affix length bitmaps */
 	uint32_t flags;
 };
@@ -72,8 +79,7 @@ struct glob_child {
 };
 
 struct affix {
-	uint64_t sfx;
-	uint64_t pfx;
+	uint64_t len[EDGE_GPFX + 1];   /* by edge kind */
 };
 
 /* Roots: [absolute][restrictive] (restrictive: the deny/read trie). */
@@ -239,7 +245,41 @@ static unsigned classify(const char *c, size_t len, const char **key, size_t *kl
 		*klen = len - 1;
 		return EDGE_PFX;
 	}
-	return 0;
+	/* Any other pattern: by the longer of its literal prefix and suffix,
+	 * which lets a judge reach it by a lookup; with neither ("*a*", "?"),
+	 * on the node's own short list. */
+	{
+		size_t lp = 0, ls = 0;
+
+		while (lp < len && c[lp] != '*' && c[lp] != '?')
+			lp++;
+		while (ls < len && c[len - 1 - ls] != '*' && c[len - 1 - ls] != '?')
+			ls++;
+		if (lp == 0 && ls == 0)
+			return 0;
+		if (lp >= ls) {
+			*klen = lp;
+			return EDGE_GPFX;
+		}
+		*key = c + len - ls;
+		*klen = ls;
+		return EDGE_GSFX;
+	}
+}
+
+static bool backward(unsigned kind)
+{
+	return kind == EDGE_SFX || kind == EDGE_GSFX;
+}
+
+static uint32_t kind_flag(unsigned kind)
+{
+	static const uint32_t flags[] = {
+		[EDGE_LIT] = NODE_HAS_LIT, [EDGE_SFX] = NODE_HAS_SFX, [EDGE_PFX] = NODE_HAS_PFX,
+		[EDGE_GSFX] = NODE_HAS_GSFX, [EDGE_GPFX] = NODE_HAS_GPFX,
+	};
+
+	return flags[kind];
 }
 
 static void set_len_bit(uint64_t *bits, size_t len)
@@ -262,6 +302,31 @@ static int affix_of(struct pg_trie *t, uint32_t node, struct affix **out)
 	return 0;
 }
 
+/* A new general pattern child of NODE, pushed on the list at *HEAD (an
+ * index + 1 into t->globs); 0 when out of memory. */
+static uint32_t new_glob(struct pg_trie *t, const char *pat, size_t len, uint32_t next,
+			 uint32_t *index)
+{
+	uint32_t child;
+
+	if (grow((void **)&t->globs, &t->capglobs, t->nglobs + 1, sizeof(*t->globs)) < 0)
+		return 0;
+	child = new_node(t, 0);
+	if (!child)
+		return 0;
+	t->globs[t->nglobs] = (struct glob_child){ pat, (uint32_t)len, child, next };
+	*index = ++t->nglobs;
+	return child;
+}
+
+static uint32_t find_glob(const struct pg_trie *t, uint32_t i, const char *c, size_t len)
+{
+	for (; i; i = t->globs[i - 1].next)
+		if (t->globs[i - 1].len == len && memcmp(t->globs[i - 1].pat, c, len) == 0)
+			return t->globs[i - 1].child;
+	return 0;
+}
+
 /* The child of NODE for pattern component C (LEN bytes, already folded
  * for the restrictive trie), made if absent; 0 when out of memory.  KEEP:
  * C lives as long as the policy. */
@@ -273,7 +338,8 @@ static uint32_t child_for(pg_policy *p, uint32_t node, const char *c, size_t len
 	const char *key;
 	size_t klen;
 	unsigned kind;
-	uint32_t child, i;
+	uint32_t child, index;
+	struct affix *a;
 
 	if (is_dstar(c, len)) {
 		if (!t->nodes[node].dstar) {
@@ -286,47 +352,63 @@ static uint32_t child_for(pg_policy *p, uint32_t node, const char *c, size_t len
 	}
 	kind = classify(c, len, &key, &klen);
 	if (kind == 0) {
-		for (i = t->nodes[node].globs; i; i = t->globs[i - 1].next)
-			if (t->globs[i - 1].len == len && memcmp(t->globs[i - 1].pat, c, len) == 0)
-				return t->globs[i - 1].child;
+		child = find_glob(t, t->nodes[node].globs, c, len);
+		if (child)
+			return child;
 		if (!keep && !(c = pg_arena_strndup(&p->arena, c, len)))
 			return 0;
-		if (grow((void **)&t->globs, &t->capglobs, t->nglobs + 1, sizeof(*t->globs)) < 0)
-			return 0;
-		child = new_node(t, 0);
-		if (!child)
-			return 0;
-		t->globs[t->nglobs] = (struct glob_child){ c, (uint32_t)len, child,
-							   t->nodes[node].globs };
-		t->nodes[node].globs = ++t->nglobs;
+		child = new_glob(t, c, len, t->nodes[node].globs, &index);
+		if (child)
+			t->nodes[node].globs = index;
 		return child;
 	}
-	e.hash = mix(kind == EDGE_SFX ? hash_backward(key, klen) : hash_forward(key, klen),
+	e.hash = mix(backward(kind) ? hash_backward(key, klen) : hash_forward(key, klen),
 		     node, kind);
 	found = edge_find(t, e.hash, node, kind, key, klen);
+	if (found && (kind == EDGE_GSFX || kind == EDGE_GPFX)) {
+		uint32_t head = found->child;
+
+		/* Into the bucket after its head, so the edge stays as it is. */
+		child = find_glob(t, head, c, len);
+		if (child)
+			return child;
+		if (!keep && !(c = pg_arena_strndup(&p->arena, c, len)))
+			return 0;
+		child = new_glob(t, c, len, t->globs[head - 1].next, &index);
+		if (child)
+			t->globs[head - 1].next = index;
+		return child;
+	}
 	if (found)
 		return found->child;
-	if (!keep && !(key = pg_arena_strndup(&p->arena, key, klen)))
-		return 0;
-	if (kind != EDGE_LIT) {
-		struct affix *a;
+	if (!keep) {
+		size_t off = (size_t)(key - c);
 
+		if (!(c = pg_arena_strndup(&p->arena, c, len)))
+			return 0;
+		key = c + off;
+	}
+	if (kind != EDGE_LIT) {
 		if (affix_of(t, node, &a) < 0)
 			return 0;
-		set_len_bit(kind == EDGE_SFX ? &a->sfx : &a->pfx, klen);
+		set_len_bit(&a->len[kind], klen);
 	}
-	child = new_node(t, 0);
+	if (kind == EDGE_GSFX || kind == EDGE_GPFX) {
+		child = new_glob(t, c, len, 0, &index);
+		e.child = index;
+	} else {
+		child = new_node(t, 0);
+		e.child = child;
+	}
 	if (!child)
 		return 0;
 	e.parent = node;
-	e.child = child;
 	e.len = (uint16_t)klen;
 	e.kind = (uint8_t)kind;
 	e.key = key;
 	if (edge_add(t, &e) < 0)
 		return 0;
-	t->nodes[node].flags |= kind == EDGE_LIT ? NODE_HAS_LIT :
-				kind == EDGE_SFX ? NODE_HAS_SFX : NODE_HAS_PFX;
+	t->nodes[node].flags |= kind_flag(kind);
 	return child;
 }
 
@@ -447,12 +529,47 @@ static bool bit_set(uint64_t bits, size_t len)
 	return bits >> (len % 64) & 1;
 }
 
-static bool add_edge(const struct pg_trie *t, struct states *out, uint32_t hash, uint32_t node,
-		     unsigned kind, const char *key, size_t len)
+/* Follow edge E, found for component C: to its child node, or through
+ * its bucket of patterns to each that matches C whole. */
+static bool follow(const struct pg_trie *t, const struct edge *e, const char *c, size_t len,
+		   struct states *out)
 {
-	const struct edge *e = edge_find(t, hash, node, kind, key, len);
+	uint32_t i;
 
-	return !e || add_state(t, out, e->child, true);
+	if (e->kind != EDGE_GSFX && e->kind != EDGE_GPFX)
+		return add_state(t, out, e->child, true);
+	for (i = e->child; i; i = t->globs[i - 1].next) {
+		const struct glob_child *g = &t->globs[i - 1];
+
+		if (pg_glob_match(g->pat, g->len, c, len) && !add_state(t, out, g->child, true))
+			return false;
+	}
+	return true;
+}
+
+/* Look C's suffixes (or prefixes) up among NODE's edges of KIND, for each
+ * length the node's mask allows, extending one running hash. */
+static bool step_affixes(const struct pg_trie *t, uint32_t node, unsigned kind,
+			 const char *c, size_t len, struct states *out)
+{
+	uint64_t bits = t->affixes[t->nodes[node].affix - 1].len[kind];
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	bool back = backward(kind);
+	size_t k = 0;
+
+	for (;;) {
+		if (bit_set(bits, k)) {
+			const char *key = back ? c + len - k : c;
+			const struct edge *e = edge_find(t, mix(h, node, kind), node, kind, key, k);
+
+			if (e && !follow(t, e, c, len, out))
+				return false;
+		}
+		if (k == len)
+			return true;
+		h = (h ^ (unsigned char)(back ? c[len - 1 - k] : c[k])) * HASH_MUL;
+		k++;
+	}
 }
 
 /* The children of NODE that component C (LEN bytes) reaches; false on
@@ -461,43 +578,20 @@ static bool step_node(const struct pg_trie *t, uint32_t node, const char *c, siz
 		      struct states *out)
 {
 	const struct node *n = &t->nodes[node];
+	const struct edge *e;
+	unsigned kind;
 	uint32_t i;
 
 	if ((n->flags & NODE_DSTAR) && !add_state(t, out, node, false))
 		return false;
-	if ((n->flags & NODE_HAS_LIT) &&
-	    !add_edge(t, out, mix(hash_forward(c, len), node, EDGE_LIT), node, EDGE_LIT, c, len))
-		return false;
-	if (n->flags & NODE_HAS_SFX) {
-		uint64_t bits = t->affixes[n->affix - 1].sfx;
-		uint64_t h = UINT64_C(0xcbf29ce484222325);
-		size_t k = 0;
-
-		for (;;) {
-			if (bit_set(bits, k) &&
-			    !add_edge(t, out, mix(h, node, EDGE_SFX), node, EDGE_SFX, c + len - k, k))
-				return false;
-			if (k == len)
-				break;
-			h = (h ^ (unsigned char)c[len - 1 - k]) * HASH_MUL;
-			k++;
-		}
+	if (n->flags & NODE_HAS_LIT) {
+		e = edge_find(t, mix(hash_forward(c, len), node, EDGE_LIT), node, EDGE_LIT, c, len);
+		if (e && !add_state(t, out, e->child, true))
+			return false;
 	}
-	if (n->flags & NODE_HAS_PFX) {
-		uint64_t bits = t->affixes[n->affix - 1].pfx;
-		uint64_t h = UINT64_C(0xcbf29ce484222325);
-		size_t k = 0;
-
-		for (;;) {
-			if (bit_set(bits, k) &&
-			    !add_edge(t, out, mix(h, node, EDGE_PFX), node, EDGE_PFX, c, k))
-				return false;
-			if (k == len)
-				break;
-			h = (h ^ (unsigned char)c[k]) * HASH_MUL;
-			k++;
-		}
-	}
+	for (kind = EDGE_SFX; kind <= EDGE_GPFX; kind++)
+		if ((n->flags & kind_flag(kind)) && !step_affixes(t, node, kind, c, len, out))
+			return false;
 	for (i = n->globs; i; i = t->globs[i - 1].next) {
 		const struct glob_child *g = &t->globs[i - 1];
 

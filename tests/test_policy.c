@@ -902,6 +902,39 @@ static void test_many_simultaneous_matches(void **state)
 	pg_policy_free(p);
 }
 
+/* Many general patterns under one node: reached through their literal
+ * prefix or suffix, several sharing one, each still matched whole. */
+static void test_many_general_globs_under_one_node(void **state)
+{
+	pg_policy *p = pg_policy_new();
+	char pat[64];
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(pg_policy_add(p, PG_WRITE, "."), 0);
+	for (i = 0; i < 400; i++) {
+		snprintf(pat, sizeof(pat), "src/**/z%u?.c", i);
+		assert_int_equal(pg_policy_add(p, PG_DENY, pat), 0);
+		snprintf(pat, sizeof(pat), "**/x?%u.H", i);
+		assert_int_equal(pg_policy_add(p, PG_READ, pat), 0);
+		snprintf(pat, sizeof(pat), "q/z*%u*", i % 7);       /* shared prefix "z" */
+		assert_int_equal(pg_policy_add(p, i % 2 ? PG_READ : PG_DENY, pat), 0);
+	}
+	assert_int_equal(pg_policy_add(p, PG_READ, "q/*a*"), 0);
+	assert_int_equal(access_of(p, "src/a/b/z17q.c"), PG_DENY);
+	assert_int_equal(access_of(p, "src/z399\xc3\xa9.c"), PG_DENY);
+	assert_int_equal(access_of(p, "src/z.c"), PG_WRITE);
+	assert_int_equal(access_of(p, "src/z17qq.c"), PG_WRITE);
+	assert_int_equal(access_of(p, "a/xy123.h"), PG_READ);
+	assert_int_equal(access_of(p, "a/XY123.H/f"), PG_READ);
+	assert_int_equal(access_of(p, "a/xy1234.h"), PG_WRITE);
+	assert_int_equal(access_of(p, "q/z5"), PG_DENY);   /* read and deny tie: deny */
+	assert_int_equal(access_of(p, "q/z4"), PG_DENY);
+	assert_int_equal(access_of(p, "q/zz"), PG_WRITE);
+	assert_int_equal(access_of(p, "q/bab"), PG_READ);
+	pg_policy_free(p);
+}
+
 struct judge_thread {
 	const pg_policy *p;
 	unsigned         mismatches;
@@ -980,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_default_policy),
 		cmocka_unit_test(test_judge_agrees_with_model),
 		cmocka_unit_test(test_many_simultaneous_matches),
+		cmocka_unit_test(test_many_general_globs_under_one_node),
 		cmocka_unit_test(test_judges_from_many_threads),
 	};
 
