@@ -248,6 +248,37 @@ static void test_walk_resolver_matches_single(void **state)
 	every_op(state, PG_ROOT_NO_OPENAT2, 0);
 }
 
+/* Batches around the round size: the first, last and only rounds, and
+ * the closes of the last two (no round follows them). */
+static void test_sizes_around_a_round(void **state)
+{
+	struct fixture *f = *state;
+	pg_root *root = pg_root_open(f->dir, f->policy, 0);
+	const size_t sizes[] = { 1, PG_BATCH_ROUND - 1, PG_BATCH_ROUND, PG_BATCH_ROUND + 1,
+				 2 * PG_BATCH_ROUND, 2 * PG_BATCH_ROUND + 1, 3 * PG_BATCH_ROUND };
+	struct pg_verdict *one = calloc(f->n, sizeof(*one)), *batch = calloc(f->n, sizeof(*batch));
+	size_t s, i;
+
+	assert_non_null(root);
+	assert_non_null(one);
+	assert_non_null(batch);
+	for (i = 0; i < f->n; i++)
+		pg_check(root, f->paths[i], PG_OP_READ, &one[i]);
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		int fds = count_fds();
+
+		assert_true(sizes[s] <= f->n);
+		assert_true(pg_check_batch(root, (const char *const *)f->paths, sizes[s], PG_OP_READ,
+					   batch, 0) >= 0);
+		for (i = 0; i < sizes[s]; i++)
+			same_verdict(f->paths[i], &one[i], &batch[i]);
+		assert_int_equal(count_fds(), fds);
+	}
+	free(one);
+	free(batch);
+	pg_root_close(root);
+}
+
 /* The verdicts that matter, pinned so that "identical" cannot mean
  * "identically wrong". */
 static void test_known_answers(void **state)
@@ -339,6 +370,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_uring_matches_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_matches_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_resolver_matches_single, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sizes_around_a_round, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seccomp_refused_uring_falls_back, setup, teardown),
