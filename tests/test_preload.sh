@@ -189,6 +189,16 @@ OUT=$(guarded git ls-files)
 expect_not_in "$OUT" ".env" "git tracked the denied .env"
 [ "$(cat "$W/.env")" = "TOKEN=x" ] && ok || fail "git changed .env"
 
+# A configuration that does not load refuses everything; no PATHGATE_ROOT
+# leaves the preload inert.
+OUT=$(cd "$W" && env LD_PRELOAD="$PRELOAD" PATHGATE_ROOT="$SCRATCH/none" cat file.txt 2>&1) &&
+	fail "a root that does not open let cat run" || ok
+expect_in "$OUT" "every file operation is refused" "a missing root is reported"
+OUT=$(cd "$W" && env LD_PRELOAD="$PRELOAD" PATHGATE_ROOT="$W" PATHGATE_POLICY="$SCRATCH/none" cat file.txt 2>&1) &&
+	fail "a policy that does not load let cat run" || ok
+expect_in "$OUT" "the policy does not load" "a missing policy is reported"
+OUT=$(cd "$W" && env LD_PRELOAD="$PRELOAD" cat file.txt 2>&1) && ok || fail "without PATHGATE_ROOT: $OUT"
+
 # ---- allowed: each works
 allowed "cat file.txt" cat file.txt
 [ "$OUT" = hello ] && ok || fail "cat file.txt printed '$OUT'"
