@@ -267,18 +267,31 @@ static int emit_policy(const char *file, const struct srt_paths *sp, FILE *out, 
 int srt_convert(const char *file, FILE *out, FILE *warn)
 {
 	struct srt_paths sp = { 0 };
-	json_object *top = json_object_from_file(file), *fs = NULL;
+	json_object *doc = json_object_from_file(file), *top = doc, *fs = NULL;
 	size_t l;
 	int rc = -1;
 
-	if (!top) {
+	if (!doc) {
 		fprintf(warn, "pathgate: srt: %s: %s\n", file, json_util_get_last_err());
 		return -1;
 	}
-	if (!json_object_is_type(top, json_type_object) ||
-	    !json_object_object_get_ex(top, "filesystem", &fs) ||
-	    !json_object_is_type(fs, json_type_object)) {
-		fprintf(warn, "pathgate: srt: %s: no \"filesystem\" object\n", file);
+	if (!json_object_is_type(top, json_type_object)) {
+		fprintf(warn, "pathgate: srt: %s: not a JSON object\n", file);
+		goto out;
+	}
+	/* sandbox-runtime's own file has "filesystem" at the top; an agent's
+	 * settings file nests the same object under "sandbox". */
+	if (!json_object_object_get_ex(top, "filesystem", &fs)) {
+		json_object *sandbox;
+
+		if (json_object_object_get_ex(top, "sandbox", &sandbox) &&
+		    json_object_is_type(sandbox, json_type_object) &&
+		    json_object_object_get_ex(sandbox, "filesystem", &fs))
+			top = sandbox;
+	}
+	if (!fs || !json_object_is_type(fs, json_type_object)) {
+		fprintf(warn, "pathgate: srt: %s: no \"filesystem\" object (nor \"sandbox\".\"filesystem\")\n",
+			file);
 		goto out;
 	}
 	for (l = 0; l < SRT_LISTS; l++)
@@ -288,6 +301,6 @@ int srt_convert(const char *file, FILE *out, FILE *warn)
 	rc = emit_policy(file, &sp, out, warn);
 out:
 	free_paths(&sp);
-	json_object_put(top);
+	json_object_put(doc);
 	return rc;
 }

@@ -221,6 +221,9 @@ cat > "$SCRATCH/srt2.json" <<'EOF'
 EOF
 expect_status 0 "policy --from-srt, allow-wins reads" pg policy --from-srt "$SCRATCH/srt2.json"
 expect_in "$ERR" "allowRead /home/u covers denyRead /home/u/.aws" "srt: warns where reads differ"
+echo '{"sandbox": {"filesystem": {"allowWrite": ["."], "denyWrite": [".envrc"]}}}' > "$SCRATCH/nested.json"
+expect_status 0 "policy --from-srt, nested under sandbox" pg policy --from-srt "$SCRATCH/nested.json"
+expect_in "$OUT" "read! .envrc" "srt: sandbox.filesystem is read"
 echo '{"filesystem": ' > "$SCRATCH/broken.json"
 expect_status 2 "policy --from-srt on broken JSON" pg policy --from-srt "$SCRATCH/broken.json"
 echo '{"filesystem": {"allowWrite": "."}}' > "$SCRATCH/wrong.json"
