@@ -265,4 +265,38 @@ else
 	expect_status 0 "run --no-preload still runs" "$PATHGATE" run --root "$W" --policy "$POL" --no-preload -- cat "$W/file.txt"
 fi
 
+# ---- as an unprivileged user (nobody), with and without the envelope
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+	echo "not root, or no setpriv: the unprivileged cases are not run"
+else
+	U="$SCRATCH/nobody"
+	mkdir -p "$U/ws"
+	echo hi > "$U/ws/f"
+	echo TOKEN=x > "$U/ws/.env"
+	printf 'read /\nwrite .\ndeny .env\n' > "$U/policy"
+	chmod 755 "$SCRATCH" "$U"
+	chmod 644 "$U/policy"
+	chown -R 65534:65534 "$U/ws"
+	as_nobody() {
+		(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups env PATHGATE_PRELOAD="$PRELOAD" "$@")
+	}
+	if ! as_nobody sh -c "test -x '$PATHGATE' && test -r '$PRELOAD' && test -r '$U/policy'"; then
+		echo "nobody cannot reach the build tree here: the unprivileged cases are not run"
+	else for mode in --no-envelope ""; do
+		OUT=$(as_nobody "$PATHGATE" run --root "$U/ws" --policy "$U/policy" $mode -- \
+			sh -c "cat '$U/ws/f'; cat '$U/ws/.env'; echo x > '$U/ws/.env'; echo made > '$U/ws/new'" 2>&1)
+		st=$?
+		if [ $st -eq 125 ]; then
+			echo "the envelope is unavailable to nobody here: $OUT"
+			continue
+		fi
+		expect_in "$OUT" "hi" "nobody, run $mode: reads the workspace"
+		expect_in "$OUT" "$PD" "nobody, run $mode: .env refused"
+		expect_not_in "$OUT" "TOKEN" "nobody, run $mode: .env leaked"
+		[ "$(cat "$U/ws/.env")" = TOKEN=x ] && [ "$(cat "$U/ws/new")" = made ] && ok ||
+			fail "nobody, run $mode: .env changed or new not made"
+		rm -f "$U/ws/new"
+	done; fi
+fi
+
 finish
