@@ -31,8 +31,38 @@ fuzz-path: tests/fuzz/fuzz_path
 		2>tests/fuzz/work/path.log || { tail -40 tests/fuzz/work/path.log >&2; exit 1; }
 	@echo "fuzz_path: $$(sed -n 's/^stat::number_of_executed_units: *//p' tests/fuzz/work/path.log) executions in $(FUZZ_SECONDS) s, no failure"
 
-CLEANFILES += tests/fuzz/fuzz_path
-.PHONY: fuzz-path
+# --- differential fuzzing of the two resolvers (read-only calls on one
+# tree full of ways out); make check replays its corpus, every call on
+# every input.
+check_PROGRAMS += tests/fuzz/fuzz_resolve_replay
+tests_fuzz_fuzz_resolve_replay_SOURCES = tests/fuzz/fuzz_resolve.c \
+	tests/escape/adv.c tests/escape/adv.h
+tests_fuzz_fuzz_resolve_replay_CFLAGS = $(TEST_CFLAGS) -DPG_FUZZ_REPLAY
+tests_fuzz_fuzz_resolve_replay_LDADD = $(TEST_LIBS)
+TESTS += tests/fuzz/fuzz_resolve_replay
+EXTRA_DIST += tests/fuzz/corpus/resolve
+
+FUZZ_RESOLVE_SRC = $(top_srcdir)/tests/fuzz/fuzz_resolve.c $(top_srcdir)/tests/escape/adv.c \
+	$(top_srcdir)/lib/root.c $(top_srcdir)/lib/resolve.c $(top_srcdir)/lib/ops.c \
+	$(top_srcdir)/lib/atomic.c $(top_srcdir)/lib/check.c $(top_srcdir)/lib/policy.c \
+	$(top_srcdir)/lib/policy-trie.c $(top_srcdir)/lib/policy-naive.c \
+	$(top_srcdir)/lib/policy-default.c $(top_srcdir)/lib/fold.c $(top_srcdir)/lib/glob.c \
+	$(top_srcdir)/lib/path.c $(top_srcdir)/lib/refusal.c
+
+tests/fuzz/fuzz_resolve: $(FUZZ_RESOLVE_SRC)
+	@test -n "$(CLANG)" || { echo "fuzz-resolve: configure found no clang" >&2; exit 1; }
+	@mkdir -p tests/fuzz
+	$(AM_V_CCLD)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_RESOLVE_SRC) -o $@ $(UNISTRING_LIBS)
+
+fuzz-resolve: tests/fuzz/fuzz_resolve
+	@mkdir -p tests/fuzz/work/resolve
+	@./tests/fuzz/fuzz_resolve -max_total_time=$(FUZZ_SECONDS) -max_len=600 \
+		-print_final_stats=1 tests/fuzz/work/resolve $(top_srcdir)/tests/fuzz/corpus/resolve \
+		2>tests/fuzz/work/resolve.log || { tail -40 tests/fuzz/work/resolve.log >&2; exit 1; }
+	@echo "fuzz_resolve: $$(sed -n 's/^stat::number_of_executed_units: *//p' tests/fuzz/work/resolve.log) executions in $(FUZZ_SECONDS) s, no failure"
+
+CLEANFILES += tests/fuzz/fuzz_path tests/fuzz/fuzz_resolve
+.PHONY: fuzz-path fuzz-resolve
 
 # --- the escape catalogue, the race attack, the crash harness, bad input.
 ADV_HELPERS = tests/escape/adv.c tests/escape/adv.h

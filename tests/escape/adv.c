@@ -50,9 +50,7 @@ int adv_area_new(struct adv_area *a)
 	}
 	snprintf(a->root, sizeof(a->root), "%s/root", a->base);
 	snprintf(a->outside, sizeof(a->outside), "%s/outside", a->base);
-	if (mkdir(a->root, 0755) < 0)
-		return -1;
-	return adv_apply(a,
+	if (mkdir(a->root, 0755) < 0 || adv_apply(a,
 		"d ../outside\n"
 		"f ../outside/marker MARK\n"
 		"d ../outside/d\n"
@@ -68,7 +66,11 @@ int adv_area_new(struct adv_area *a)
 		"f secret/key KEY\n"
 		"d secret/sub\n"
 		"d ro\n"
-		"f ro/r R\n") == 0 ? 0 : -1;
+		"f ro/r R\n") != 0) {
+		adv_area_free(a);   /* a half-built area is not left in /tmp */
+		return -1;
+	}
+	return 0;
 }
 
 static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)

@@ -318,10 +318,16 @@ static void run_case(void **state)
 		}
 	}
 	if (o[0].ret != o[1].ret || o[0].err != o[1].err || strcmp(o[0].name, o[1].name)) {
+		bool excused = known && !strncmp(known, "split:", 6) && o[0].ret < 0 && o[1].ret < 0;
+
 		describe(got, sizeof(got), o[0].ret, o[0].err, o[0].name);
 		describe(other, sizeof(other), o[1].ret, o[1].err, o[1].name);
-		printf("# %s: the resolvers disagree: openat2 %s, walk %s\n", c->name, got, other);
-		fail = true;
+		printf("# %s%s: the resolvers disagree: openat2 %s, walk %s\n",
+		       excused ? "XFAIL " : "", c->name, got, other);
+		if (excused)
+			wrong_answer = true;
+		else
+			fail = true;
 	}
 	if (adv_fd_count() != fds) {
 		printf("# %s: %d descriptors leaked\n", c->name, adv_fd_count() - fds);

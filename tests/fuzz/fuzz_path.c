@@ -269,7 +269,7 @@ static int replay_file(const char *file)
 static int replay_dir(const char *dir, unsigned *count)
 {
 	struct dirent **names;
-	char file[4096];
+	char file[4400];
 	int i, n = scandir(dir, &names, NULL, alphasort);
 	int rc = 0;
 
