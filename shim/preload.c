@@ -36,8 +36,6 @@ static struct {
 	enum pl_state   state;
 	pg_policy      *policy;
 	pg_root        *root;           /* read and swapped atomically */
-	dev_t           dev;
-	ino_t           ino;
 	char            root_path[PATH_MAX];
 	size_t          root_len;
 	char            self[PATH_MAX];  /* this object's canonical path */
@@ -105,19 +103,12 @@ static int move_high(int fd)
 static pg_root *open_root(const char *dir)
 {
 	pg_root *root = pg_root_open(dir, g.policy, 0);
-	struct stat st;
 
 	if (!root)
 		return NULL;
 	/* The preload is the one holder that must keep its fd out of the
 	 * program's way; root.c owns the field otherwise. */
 	root->fd = move_high(root->fd);
-	if (fstat(root->fd, &st) < 0) {
-		pg_root_close(root);
-		return NULL;
-	}
-	g.dev = st.st_dev;
-	g.ino = st.st_ino;
 	return root;
 }
 
@@ -252,11 +243,11 @@ static pg_root *live_root(void)
 	pg_root *root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
 	struct stat st;
 
-	if (root && fstat(root->fd, &st) == 0 && st.st_dev == g.dev && st.st_ino == g.ino)
+	if (root && fstat(root->fd, &st) == 0 && st.st_dev == root->dev && st.st_ino == root->ino)
 		return root;
 	pthread_mutex_lock(&g.reopen);
 	root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
-	if (!root || fstat(root->fd, &st) < 0 || st.st_dev != g.dev || st.st_ino != g.ino) {
+	if (!root || fstat(root->fd, &st) < 0 || st.st_dev != root->dev || st.st_ino != root->ino) {
 		pg_root *fresh = open_root(g.root_path);
 
 		if (fresh)
