@@ -78,7 +78,8 @@ int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *displ
 		return fd;
 	if (fstat(fd, &st) < 0 ||
 	    (!S_ISDIR(st.st_mode) &&
-	     pg_root_judge_identity_locked(root, st.st_dev, st.st_ino, op, display) < 0)) {
+	     pg_root_judge_identity_locked(root, st.st_dev, st.st_ino, st.st_nlink, op,
+					   display) < 0)) {
 		int err = errno;
 
 		close(fd);
@@ -306,7 +307,7 @@ static int stat_judged(pg_root *root, const char *path, const char *name, size_t
 	if (rc == STAT_DONE && !S_ISDIR(stx->stx_mode) &&
 	    pg_root_needs_identity(root, PG_OP_READ) &&
 	    pg_root_judge_identity_locked(root, makedev(stx->stx_dev_major, stx->stx_dev_minor),
-					  stx->stx_ino, PG_OP_READ, path) < 0)
+					  stx->stx_ino, stx->stx_nlink, PG_OP_READ, path) < 0)
 		return STAT_FAILED;
 	return rc;
 }

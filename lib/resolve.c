@@ -770,7 +770,7 @@ static int judge_result(pg_root *root, const char *raw, const struct pg_path *le
 		    pg_root_needs_identity(root, op) &&
 		    pg_root_judge_identity_locked(root,
 						  makedev(res->stx.stx_dev_major, res->stx.stx_dev_minor),
-						  res->stx.stx_ino, op, raw) < 0)
+						  res->stx.stx_ino, res->stx.stx_nlink, op, raw) < 0)
 			return -1;
 	}
 	if (res->exists && res->must_dir && !S_ISDIR(res->stx.stx_mode) &&

@@ -33,14 +33,36 @@ struct pg_identity {
 struct pg_identity_set {
 	size_t             n, cap;
 	struct pg_identity *v;
+	/* The names of the files literal rules named at refresh: looked at
+	 * again when an object with other links misses the set (a denied
+	 * file recreated since, then linked). */
+	char             **files;
+	size_t             nfiles;
 };
 
 static void ids_free(struct pg_identity_set *ids)
 {
 	if (!ids)
 		return;
+	for (size_t i = 0; i < ids->nfiles; i++)
+		free(ids->files[i]);
+	free(ids->files);
 	free(ids->v);
 	free(ids);
+}
+
+static int ids_add_file(struct pg_identity_set *ids, const char *name)
+{
+	char **v = realloc(ids->files, (ids->nfiles + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	ids->files = v;
+	v[ids->nfiles] = strdup(name);
+	if (!v[ids->nfiles])
+		return -1;
+	ids->nfiles++;
+	return 0;
 }
 
 static int ids_add(struct pg_identity_set *ids, const struct statx *stx,
@@ -136,7 +158,50 @@ static int cmp_identity(const void *a, const void *b)
 	return (int)x->access - (int)y->access; /* the strictest first */
 }
 
-int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino,
+static int refuse_link(enum pg_access access, const char *rule, const char *display)
+{
+	char why[600];
+
+	snprintf(why, sizeof(why), "%s (another link to the same file)", rule);
+	return refuse_access(access, display, why);
+}
+
+static int probe(pg_root *root, const char *name, unsigned how, struct pg_res *res);
+
+/* An object with other links missed the set: is one of the files the
+ * rules name that object now? */
+static int recheck_named_files(pg_root *root, dev_t dev, ino_t ino, enum pg_op op,
+			       const char *display)
+{
+	const struct pg_identity_set *ids = root->ids;
+
+	for (size_t i = 0; i < ids->nfiles; i++) {
+		struct pg_judgement j;
+		struct pg_res res;
+		bool same;
+
+		if (probe(root, ids->files[i], PG_RES_FOLLOW, &res) < 0) {
+			pg_refusal_clear();
+			continue;
+		}
+		same = res.exists && res.stx.stx_ino == ino &&
+		       (dev_t)makedev(res.stx.stx_dev_major, res.stx.stx_dev_minor) == dev;
+		pg_res_release(&res);
+		if (!same)
+			continue;
+		enum pg_access access = pg_policy_judge(root->policy, ids->files[i],
+							strlen(ids->files[i]), &j);
+		if (access < needed_access(op)) {
+			char rule[512];
+
+			render_judgement(&j, rule, sizeof(rule));
+			return refuse_link(access, rule, display);
+		}
+	}
+	return 0;
+}
+
+int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
 				  enum pg_op op, const char *display)
 {
 	const struct pg_identity_set *ids = root->ids;
@@ -156,15 +221,12 @@ int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino,
 		else
 			hi = mid;
 	}
-	if (lo == ids->n)
+	e = lo < ids->n ? &ids->v[lo] : NULL;
+	if (!e || e->ino != ino || e->dev != dev)
+		return nlink > 1 ? recheck_named_files(root, dev, ino, op, display) : 0;
+	if (e->access >= needed_access(op))
 		return 0;
-	e = &ids->v[lo];
-	if (e->ino != ino || e->dev != dev || e->access >= needed_access(op))
-		return 0;
-	char why[600];
-
-	snprintf(why, sizeof(why), "%s (another link to the same file)", e->rule);
-	return refuse_access(e->access, display, why);
+	return refuse_link(e->access, e->rule, display);
 }
 
 /* ------------------------------------------------------------- refresh */
@@ -279,6 +341,8 @@ static int record_identity(pg_root *root, struct derived *d, const char *name, s
 		return 0;
 	if (res.exists && !S_ISDIR(res.stx.stx_mode)) {
 		rc = record_stx(d, name, len, &res.stx);
+		if (rc == 0)
+			rc = ids_add_file(d->ids, name);
 	} else if (res.exists && *budget > 0 &&
 		   pg_policy_judge(d->policy, res.real, res.real_len,
 				   &(struct pg_judgement){ 0 }) == PG_DENY) {

@@ -55,11 +55,13 @@ int pg_root_judge_rule_locked(pg_root *root, const char *name, size_t len,
 			      enum pg_op op, const char *display,
 			      char *rule, size_t size);
 
-/* Judge the object with identity (DEV, INO), a non-directory an operation
- * reached, for OP, lock held: a hard link to a denied (or, for writes, a
- * read-only) file is refused like the file's own name.  Returns 0 or -1
- * with the refusal recorded. */
-int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino,
+/* Judge the object with identity (DEV, INO) and NLINK links, a
+ * non-directory an operation reached, for OP, lock held: a hard link to a
+ * denied (or, for writes, a read-only) file is refused like the file's own
+ * name.  An object with other links that misses the recorded identities is
+ * compared with what the rules' file names are now.  Returns 0 or -1 with
+ * the refusal recorded. */
+int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
 				  enum pg_op op, const char *display);
 
 /* True when OP on a non-directory must be judged by identity too. */

@@ -598,6 +598,14 @@ static void test_hard_links_judged_by_identity(void **state)
 	/* A link made after the root was opened is caught too. */
 	assert_int_equal(link(cat(f->ws, ".env"), cat(f->ws, "a/late")), 0);
 	EXPECT_REFUSAL(pg_open(f->root, "a/late", O_RDONLY, 0), "workspace.denied", EACCES);
+	/* The denied file recreated after the root was opened, then linked:
+	 * the link has company, so the rules' file names are looked at again. */
+	assert_int_equal(rename(cat(f->ws, ".env"), cat(f->ws, "a/old-env")), 0);
+	tu_write(f->ws, ".env", "NEW SECRET");
+	assert_int_equal(link(cat(f->ws, ".env"), cat(f->ws, "a/alias")), 0);
+	EXPECT_REFUSAL(pg_open(f->root, "a/alias", O_RDONLY, 0), "workspace.denied", EACCES);
+	EXPECT_REFUSAL(pg_check(f->root, "a/alias", PG_OP_READ, NULL), "workspace.denied", EACCES);
+	EXPECT_REFUSAL(pg_open(f->root, "a/old-env", O_RDONLY, 0), "workspace.denied", EACCES);
 	/* hl2 links a file inside a denied directory: files beneath a denied
 	 * directory are recorded too (within a budget). */
 	EXPECT_REFUSAL(pg_open(f->root, "hl2", O_RDONLY, 0), "workspace.denied", EACCES);
