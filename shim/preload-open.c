@@ -39,7 +39,15 @@ static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, con
 	}
 	if (pl_judge(&n, pl_open_op(flags)) < 0)
 		return pl_refused(call, path);
-	return PL_REAL(openat)(dirfd, path, flags, mode);
+	fd = PL_REAL(openat)(dirfd, path, flags, mode);
+	if (fd >= 0 && pl_open_op(flags) == PG_OP_READ && pl_judge_landing(&n, fd) < 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return pl_refused(call, path);
+	}
+	return fd;
 }
 
 static int open_at(int dirfd, const char *path, int flags, mode_t mode, const char *call)
@@ -170,7 +178,16 @@ static FILE *guarded_fopen(const char *path, const char *mode)
 			pl_refused("fopen", path);
 			return NULL;
 		}
-		return PL_REAL(fopen)(path, mode);
+		f = PL_REAL(fopen)(path, mode);
+		if (f && pl_open_op(flags) == PG_OP_READ && pl_judge_landing(&n, fileno(f)) < 0) {
+			int err = errno;
+
+			fclose(f);
+			errno = err;
+			pl_refused("fopen", path);
+			return NULL;
+		}
+		return f;
 	}
 	fd = pg_open(n.root, n.rel, flags, 0666);
 	if (fd < 0) {

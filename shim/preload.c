@@ -509,16 +509,86 @@ int pl_judge_name(const struct pl_name *n, enum pg_op op)
 	return 0;
 }
 
+/* Where the host name ABS really leads: every symlink resolved, the final
+ * one too unless FINAL is false (a delete acts on the name itself); a
+ * final name that does not exist yet is appended to its real parent.
+ * False when it cannot be known (the kernel will answer the call). */
+static bool host_real(const char *abs, bool final, char *out)
+{
+	char parent[PATH_MAX];
+	const char *base = strrchr(abs, '/');
+	size_t plen;
+
+	if (final && realpath(abs, out))
+		return true;
+	if (final && errno != ENOENT)
+		return false;
+	if (!base || !base[1])
+		return false;
+	plen = (size_t)(base - abs);
+	memcpy(parent, abs, plen);
+	parent[plen ? plen : 1] = '\0';
+	if (plen == 0)
+		parent[0] = '/';
+	if (!realpath(parent, out) || strlen(out) + strlen(base) >= PATH_MAX)
+		return false;
+	if (strcmp(out, "/") == 0)
+		out[0] = '\0';
+	strcat(out, base);
+	return true;
+}
+
+/* Judge the real name REAL of host name N for OP: the library's verdict
+ * when it lies in the root, else the absolute rules on it. */
+static int judge_real(const struct pl_name *n, const char *real, enum pg_op op)
+{
+	const char *tail = beneath_root(real);
+	struct pl_name m;
+	struct pg_verdict v;
+
+	if (tail)
+		return pg_check(n->root, *tail ? tail : ".", op, &v);
+	if (strcmp(real, n->abs) == 0)
+		return 0;
+	m.where = PL_OUTSIDE;
+	m.root = n->root;
+	m.held = -1;
+	snprintf(m.abs, sizeof(m.abs), "%s", real);
+	return pl_judge_name(&m, op);
+}
+
 int pl_judge(const struct pl_name *n, enum pg_op op)
 {
 	struct pg_verdict v;
+	char real[PATH_MAX];
 
 	if (held_covers(n, op))
 		return 0;
-
 	if (n->where == PL_INSIDE)
 		return pg_check(n->root, n->rel, op, &v);
-	return pl_judge_name(n, op);
+	if (pl_judge_name(n, op) < 0)
+		return -1;
+	/* A host symlink into the root (or into a denied host directory) must
+	 * not carry a change there: judged before the call acts.  Reads are
+	 * judged where they land (pl_judge_landing), not resolved twice. */
+	if (n->where == PL_OUTSIDE && op != PG_OP_READ && host_real(n->abs, op != PG_OP_DELETE, real))
+		return judge_real(n, real, op);
+	return 0;
+}
+
+int pl_judge_landing(const struct pl_name *n, int fd)
+{
+	char link[40], real[PATH_MAX];
+	ssize_t len;
+
+	if (n->where != PL_OUTSIDE || n->held >= 0)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, real, sizeof(real) - 1);
+	if (len <= 0 || real[0] != '/')
+		return 0;
+	real[len] = '\0';
+	return judge_real(n, real, PG_OP_READ);
 }
 
 void pl_log_refusal(const char *call, const char *path)

@@ -63,6 +63,10 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n);
  * asking no more than descriptor N already allows is not judged: it gives
  * nothing the program does not hold.  0 or -1 with errno. */
 int pl_judge(const struct pl_name *n, enum pg_op op);
+/* After a host name N was opened for reading as FD: judge the object it
+ * reached (a host symlink may lead into the root).  0, or -1 with errno
+ * (the caller closes FD). */
+int pl_judge_landing(const struct pl_name *n, int fd);
 /* The absolute rules alone, allocating nothing (safe after vfork). */
 int pl_judge_name(const struct pl_name *n, enum pg_op op);
 

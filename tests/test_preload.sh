@@ -97,6 +97,17 @@ denied "$PD" "sh appends to secrets/key" sh -c 'echo x >> secrets/key'
 denied "$PD" "env -i child keeps the preload" env -i /bin/sh -c 'cat .env'
 denied "$PD" "a child that unsets LD_PRELOAD keeps it" sh -c 'unset LD_PRELOAD PATHGATE_ROOT PATHGATE_POLICY; exec cat .env'
 denied "$PD" "relative cwd: cat ../../.env from dir/sub" sh -c 'cd dir/sub && cat ../../.env'
+# A host symlink into the root carries no access the root's own names lack.
+ln -s "$W/.env" "$SCRATCH/envlink"
+ln -s "$W/secrets" "$SCRATCH/seclink"
+denied "$PD" "cat a host symlink to .env" cat "$SCRATCH/envlink"
+denied "$PD" "write through a host symlink to .env" sh -c "echo x > '$SCRATCH/envlink'"
+denied "$PD" "cat through a host symlink to secrets/" cat "$SCRATCH/seclink/key"
+denied "$PD" "mkdir through a host symlink to secrets/" mkdir "$SCRATCH/seclink/new"
+allowed "rm of the host symlink itself" rm "$SCRATCH/envlink"
+[ ! -L "$SCRATCH/envlink" ] && [ "$(cat "$W/.env")" = TOKEN=x ] && ok || fail "rm of a host symlink to .env"
+rm -f "$SCRATCH/seclink"
+
 # A relative PATHGATE_ROOT: children started elsewhere still get the root.
 before=$(snapshot "$W")
 OUT=$(cd "$W" && env LD_PRELOAD="$PRELOAD" PATHGATE_ROOT=. PATHGATE_POLICY="$POL" \
