@@ -125,7 +125,7 @@ int bench_run(struct bench_side *sides, size_t nsides, size_t n, int reps)
 		return -1;
 	for (size_t s = 0; s < nsides; s++) {
 		size_t w = 1, done = 0;
-		uint64_t t0 = bench_now_ns(), spent;
+		uint64_t t0 = bench_now_ns(), spent = 0;
 		double per_op;
 
 		sides[s].err = 0;
