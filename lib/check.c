@@ -148,7 +148,10 @@ static int finish_locked(pg_root *root, const char *path, struct lexical *l,
 		errno = ENOENT;
 		return -1;
 	}
-	if (result != -ENOSYS && result != -ENOENT && !pg_needs_walk(-result)) {
+	/* ENOTDIR: the walk judges the object's identity before the kernel's
+	 * answer, as pg_open does. */
+	if (result != -ENOSYS && result != -ENOENT && !pg_needs_walk(-result) &&
+	    !(result == -ENOTDIR && pg_root_needs_identity(root, op))) {
 		errno = -result;
 		return -1;
 	}

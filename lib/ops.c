@@ -89,6 +89,15 @@ int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *displ
 	return fd;
 }
 
+/* After the fast path's openat2 failed with ERR: must the walk decide?
+ * A symlink, mount or race; or an ENOTDIR where the object must first be
+ * judged by identity (a hard link to a denied file is refused as such,
+ * not told apart from a directory). */
+static bool walk_after(const pg_root *root, enum pg_op op, int err)
+{
+	return pg_needs_walk(err) || (err == ENOTDIR && pg_root_needs_identity(root, op));
+}
+
 static enum pg_op open_op(int flags)
 {
 	if (flags & O_CREAT)
@@ -146,6 +155,8 @@ static int open_slow(pg_root *root, const char *path, const struct pg_path *lex,
 		how |= PG_RES_FOLLOW;
 	if (!(flags & O_CREAT))
 		how |= PG_RES_EXIST;
+	if (flags & O_DIRECTORY)
+		how |= PG_RES_DIR;
 	for (int attempt = 0; attempt < PG_RETRIES; attempt++) {
 		struct pg_res res;
 		bool raced = false;
@@ -185,7 +196,7 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 
 		if (fd >= 0)
 			return pg_check_identity_fd(root, fd, op, path);
-		if (!pg_needs_walk(errno))
+		if (!walk_after(root, op, errno))
 			return -1;
 		return open_slow(root, path, lex, flags, mode, op, PG_RES_WALK);
 	}
@@ -206,7 +217,7 @@ static int open_plain_locked(pg_root *root, const char *path, size_t len, int fl
 	fd = pg_openat2(root->fd, path, flags, mode, root->resolve | RESOLVE_NO_SYMLINKS);
 	if (fd >= 0)
 		return pg_check_identity_fd(root, fd, op, path);
-	return pg_needs_walk(errno) ? PG_WALK : -1;
+	return walk_after(root, op, errno) ? PG_WALK : -1;
 }
 
 int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
@@ -288,7 +299,7 @@ static int stat_fast(pg_root *root, const char *path, bool follow, struct statx 
 	fd = pg_openat2(root->fd, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW), 0,
 			root->resolve | RESOLVE_NO_SYMLINKS);
 	if (fd < 0)
-		return pg_needs_walk(errno) ? STAT_WALK : STAT_FAILED;
+		return walk_after(root, PG_OP_READ, errno) ? STAT_WALK : STAT_FAILED;
 	rc = statx(fd, "", AT_EMPTY_PATH, STAT_MASK, stx);
 	close(fd);
 	return rc < 0 ? STAT_FAILED : STAT_DONE;

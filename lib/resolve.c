@@ -758,6 +758,8 @@ static int fast_resolve(pg_root *root, const char *raw, const struct pg_path *le
 static int judge_result(pg_root *root, const char *raw, const struct pg_path *lex,
 			enum pg_op op, unsigned how, struct pg_res *res)
 {
+	bool want_dir = res->must_dir || (how & PG_RES_DIR);
+
 	if (!(how & PG_RES_NO_JUDGE)) {
 		bool same = res->real_len == lex->len && memcmp(res->real, lex->buf, lex->len) == 0;
 
@@ -766,6 +768,8 @@ static int judge_result(pg_root *root, const char *raw, const struct pg_path *le
 		if (!res->exists && res->via_link && op == PG_OP_CREATE)
 			return pg_refuse(PG_R_DANGLING, ENOENT, raw,
 					 "a symlink points at a name that does not exist");
+		/* A refusal comes before the kernel's ENOTDIR (the fast path
+		 * hands an ENOTDIR to the walk when identities are checked). */
 		if (res->exists && !S_ISDIR(res->stx.stx_mode) &&
 		    pg_root_needs_identity(root, op) &&
 		    pg_root_judge_identity_locked(root,
@@ -773,8 +777,8 @@ static int judge_result(pg_root *root, const char *raw, const struct pg_path *le
 						  res->stx.stx_ino, res->stx.stx_nlink, op, raw) < 0)
 			return -1;
 	}
-	if (res->exists && res->must_dir && !S_ISDIR(res->stx.stx_mode) &&
-	    !S_ISLNK(res->stx.stx_mode)) {
+	if (res->exists && want_dir && !S_ISDIR(res->stx.stx_mode) &&
+	    (!S_ISLNK(res->stx.stx_mode) || (how & PG_RES_DIR))) {
 		errno = ENOTDIR;
 		return -1;
 	}

@@ -28,6 +28,7 @@
 #define PG_RES_FD       0x8u  /* hold an O_PATH fd of the final object in res->fd */
 #define PG_RES_NO_LINKS 0x10u /* any symlink on the way is ELOOP (landing checks) */
 #define PG_RES_WALK     0x20u /* the caller's openat2 met a symlink: walk at once */
+#define PG_RES_DIR      0x40u /* O_DIRECTORY: a non-directory is ENOTDIR, before identity */
 
 /* Room for a real name: symlink expansion can make it longer than the
  * argument it came from (the kernel's own bound is PATH_MAX). */

@@ -38,6 +38,10 @@ struct pg_identity_set {
 	 * file recreated since, then linked). */
 	char             **files;
 	size_t             nfiles;
+	/* Read-only directories literal rules name: searched (within a budget)
+	 * when a multi-linked object is written and misses the set. */
+	char             **ro_dirs;
+	size_t             nro_dirs;
 };
 
 static void ids_free(struct pg_identity_set *ids)
@@ -47,22 +51,30 @@ static void ids_free(struct pg_identity_set *ids)
 	for (size_t i = 0; i < ids->nfiles; i++)
 		free(ids->files[i]);
 	free(ids->files);
+	for (size_t i = 0; i < ids->nro_dirs; i++)
+		free(ids->ro_dirs[i]);
+	free(ids->ro_dirs);
 	free(ids->v);
 	free(ids);
 }
 
-static int ids_add_file(struct pg_identity_set *ids, const char *name)
+static int add_name(char ***list, size_t *n, const char *name)
 {
-	char **v = realloc(ids->files, (ids->nfiles + 1) * sizeof(*v));
+	char **v = realloc(*list, (*n + 1) * sizeof(*v));
 
 	if (!v)
 		return -1;
-	ids->files = v;
-	v[ids->nfiles] = strdup(name);
-	if (!v[ids->nfiles])
+	*list = v;
+	v[*n] = strdup(name);
+	if (!v[*n])
 		return -1;
-	ids->nfiles++;
+	(*n)++;
 	return 0;
+}
+
+static int ids_add_file(struct pg_identity_set *ids, const char *name)
+{
+	return add_name(&ids->files, &ids->nfiles, name);
 }
 
 static int ids_add(struct pg_identity_set *ids, const struct statx *stx,
@@ -201,6 +213,104 @@ static int recheck_named_files(pg_root *root, dev_t dev, ino_t ino, enum pg_op o
 	return 0;
 }
 
+#define PG_ID_SEARCH_BUDGET 4096
+#define PG_ID_SEARCH_DEPTH  16
+
+struct search {
+	dev_t    dev;
+	ino_t    ino;
+	uint64_t mnt_id;
+	unsigned budget;
+	char     name[PG_REAL_MAX + PG_NAME_MAX + 2];
+};
+
+/* Is (dev, ino) a non-directory beneath directory FD (owned), named
+ * se->name[0, len)?  1 with its name in se->name, else 0. */
+static int search_dir(struct search *se, int fd, size_t len, unsigned depth)
+{
+	DIR *dir = fdopendir(fd);
+	struct dirent *e;
+	int found = 0;
+
+	if (!dir) {
+		close(fd);
+		return 0;
+	}
+	while (!found && se->budget > 0 && (e = readdir(dir))) {
+		size_t n = strlen(e->d_name);
+		struct statx stx;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    len + 1 + n >= sizeof(se->name))
+			continue;
+		se->budget--;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN && e->d_ino != se->ino)
+			continue;
+		if (statx(dirfd(dir), e->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+			  STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0)
+			continue;
+		se->name[len] = '/';
+		memcpy(se->name + len + 1, e->d_name, n + 1);
+		if (S_ISDIR(stx.stx_mode)) {
+			if (depth < PG_ID_SEARCH_DEPTH && stx.stx_mnt_id == se->mnt_id) {
+				int sub = openat(dirfd(dir), e->d_name,
+						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+				if (sub >= 0)
+					found = search_dir(se, sub, len + 1 + n, depth + 1);
+			}
+		} else if (!S_ISLNK(stx.stx_mode) && stx.stx_ino == se->ino &&
+			   (dev_t)makedev(stx.stx_dev_major, stx.stx_dev_minor) == se->dev) {
+			found = 1;
+		}
+	}
+	closedir(dir);
+	return found;
+}
+
+/* A multi-linked object is about to be written: is another link of it
+ * inside a read-only directory a rule names? */
+static int search_read_only_dirs(pg_root *root, dev_t dev, ino_t ino, const char *display)
+{
+	const struct pg_identity_set *ids = root->ids;
+	struct search *se = malloc(sizeof(*se));
+	int rc = 0;
+
+	if (!se)
+		return -1;
+	se->dev = dev;
+	se->ino = ino;
+	se->budget = PG_ID_SEARCH_BUDGET;
+	for (size_t i = 0; i < ids->nro_dirs && rc == 0 && se->budget > 0; i++) {
+		struct pg_res res;
+		int fd;
+
+		if (probe(root, ids->ro_dirs[i], PG_RES_FOLLOW, &res) < 0) {
+			pg_refusal_clear();
+			continue;
+		}
+		fd = res.exists && S_ISDIR(res.stx.stx_mode) ?
+		     pg_res_reopen(root, &res, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1;
+		se->mnt_id = res.stx.stx_mnt_id;
+		memcpy(se->name, res.real, res.real_len + 1);
+		if (fd >= 0 && search_dir(se, fd, res.real_len, 0)) {
+			struct pg_judgement j;
+			enum pg_access access = pg_policy_judge(root->policy, se->name,
+								strlen(se->name), &j);
+
+			if (access < PG_WRITE) {
+				char rule[512];
+
+				render_judgement(&j, rule, sizeof(rule));
+				rc = refuse_link(access, rule, display);
+			}
+		}
+		pg_res_release(&res);
+	}
+	free(se);
+	return rc;
+}
+
 int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
 				  enum pg_op op, const char *display)
 {
@@ -209,7 +319,7 @@ int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t n
 	const struct pg_identity *e;
 	size_t lo = 0, hi;
 
-	if (!ids || ids->n == 0)
+	if (!ids)
 		return 0;
 	/* The first entry not below KEY: the strictest for this identity. */
 	hi = ids->n;
@@ -222,8 +332,15 @@ int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t n
 			hi = mid;
 	}
 	e = lo < ids->n ? &ids->v[lo] : NULL;
-	if (!e || e->ino != ino || e->dev != dev)
-		return nlink > 1 ? recheck_named_files(root, dev, ino, op, display) : 0;
+	if (!e || e->ino != ino || e->dev != dev) {
+		if (nlink <= 1)
+			return 0;
+		if (recheck_named_files(root, dev, ino, op, display) < 0)
+			return -1;
+		if (op != PG_OP_READ && ids->nro_dirs)
+			return search_read_only_dirs(root, dev, ino, display);
+		return 0;
+	}
 	if (e->access >= needed_access(op))
 		return 0;
 	return refuse_link(e->access, e->rule, display);
@@ -343,6 +460,10 @@ static int record_identity(pg_root *root, struct derived *d, const char *name, s
 		rc = record_stx(d, name, len, &res.stx);
 		if (rc == 0)
 			rc = ids_add_file(d->ids, name);
+	} else if (res.exists &&
+		   pg_policy_judge(d->policy, res.real, res.real_len,
+				   &(struct pg_judgement){ 0 }) == PG_READ) {
+		rc = add_name(&d->ids->ro_dirs, &d->ids->nro_dirs, res.real);
 	} else if (res.exists && *budget > 0 &&
 		   pg_policy_judge(d->policy, res.real, res.real_len,
 				   &(struct pg_judgement){ 0 }) == PG_DENY) {
@@ -452,6 +573,8 @@ int pg_root_refresh(pg_root *root)
 		else
 			root->has_read_ids = true;
 	}
+	if (d.ids->nro_dirs)
+		root->has_read_ids = true; /* writes look at their objects */
 	pthread_rwlock_unlock(&root->lock);
 	pg_policy_free(old_policy);
 	ids_free(old_ids);

@@ -595,6 +595,13 @@ static void test_hard_links_judged_by_identity(void **state)
 	tu_build(f->ws, deny_tree);
 	root_with(f, deny_policy, 0);
 	refuse_all(f, kinds, N(kinds), links, N(links), "workspace.denied", EACCES);
+	/* Judged before the kernel's ENOTDIR, on both resolvers alike. */
+	EXPECT_REFUSAL(pg_open(f->root, "hl", O_RDONLY | O_DIRECTORY, 0), "workspace.denied", EACCES);
+	assert_null(pg_opendir(f->root, "hl"));
+	assert_string_equal(pg_last_refusal()->name, "workspace.denied");
+	EXPECT_REFUSAL(pg_stat(f->root, "hl/", &(struct stat){ 0 }, 0), "workspace.denied", EACCES);
+	EXPECT_REFUSAL(pg_check(f->root, "hl/", PG_OP_READ, NULL), "workspace.denied", EACCES);
+	EXPECT_ERRNO(pg_open(f->root, "a/b/f", O_RDONLY | O_DIRECTORY, 0), ENOTDIR);
 	/* A link made after the root was opened is caught too. */
 	assert_int_equal(link(cat(f->ws, ".env"), cat(f->ws, "a/late")), 0);
 	EXPECT_REFUSAL(pg_open(f->root, "a/late", O_RDONLY, 0), "workspace.denied", EACCES);
@@ -778,6 +785,15 @@ static void test_read_only_region(void **state)
 	EXPECT_REFUSAL(pg_check(f->root, ".git/config", PG_OP_DELETE, NULL),
 		       "workspace.read-only", EROFS);
 	unchanged(f, "writes under a read rule");
+	/* A hard link to a file beneath the read-only directory (no rule
+	 * names the file): found by searching the directory when written. */
+	tu_build(f->ws, "f .git/HEAD ref\nh head-link .git/HEAD\n");
+	snap(f);
+	EXPECT_REFUSAL(pg_open(f->root, "head-link", O_WRONLY, 0), "workspace.read-only", EROFS);
+	EXPECT_REFUSAL(pg_truncate(f->root, "head-link", 0), "workspace.read-only", EROFS);
+	EXPECT_REFUSAL(pg_write_file(f->root, "head-link", "x", 1, 0600), "workspace.read-only", EROFS);
+	unchanged(f, "writes through a link into a read-only directory");
+	EXPECT_FD(pg_open(f->root, "head-link", O_RDONLY, 0));
 	/* Reading works. */
 	EXPECT_FD(pg_open(f->root, ".git/config", O_RDONLY, 0));
 	EXPECT_FD(pg_open(f->root, "lcfg", O_RDONLY, 0));
