@@ -80,11 +80,15 @@ static int do_run(pg_root *root, char **argv)
 {
 	extern char **environ;
 	pid_t pid;
-	int status;
+	int status, err;
 
 	fflush(stdout);
-	if (pg_spawn(&pid, root, argv[0], NULL, NULL, argv, environ) < 0)
+	/* pg_spawn answers like posix_spawn: 0, or an error number. */
+	err = pg_spawn(&pid, root, argv[0], NULL, NULL, argv, environ);
+	if (err != 0) {
+		errno = err;
 		return failed("run", argv[0]);
+	}
 	if (waitpid(pid, &status, 0) < 0)
 		return failed("run", argv[0]);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
