@@ -276,6 +276,22 @@ else
 	expect_status 0 "run --no-preload still runs" "$PATHGATE" run --root "$W" --policy "$POL" --no-preload -- cat "$W/file.txt"
 fi
 
+# ---- where no envelope can be built: 125, and the command never runs
+# (inside a sandbox that forbids user namespaces, bwrap cannot nest).
+OUT=$(bwrap --ro-bind / / --dev /dev --proc /proc --bind "$SCRATCH" "$SCRATCH" \
+	--unshare-user --disable-userns env PATHGATE_PRELOAD="$PRELOAD" \
+	"$PATHGATE" run --root "$W" --policy "$POL" -- sh -c "echo ran > '$W/ran'" 2>&1)
+st=$?
+case $OUT in
+*exec.sandbox-unavailable*)
+	[ $st -eq 125 ] && ok || fail "sandbox unavailable: exit $st, want 125"
+	[ ! -e "$W/ran" ] && ok || fail "sandbox unavailable: the command ran unconfined"
+	;;
+*)
+	echo "cannot make the envelope unavailable here (no bwrap --disable-userns?): $OUT"
+	;;
+esac
+
 # ---- as an unprivileged user (nobody), with and without the envelope
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
 	echo "not root, or no setpriv: the unprivileged cases are not run"
