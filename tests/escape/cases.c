@@ -672,13 +672,8 @@ const char *esc_op_name(enum esc_op op)
  * runner prints XPASS). */
 static const struct { const char *name, *reason; } known[] = {
 	{ "magic-procfs-plain",    "refuses proc/self/status (a plain symlink) as path-escape; openat2 allows it" },
-	{ "hardlink-deny-dirflag", "split: openat2 answers ENOTDIR before judging the identity, "
-				   "the walk workspace.denied (found by fuzz_resolve)" },
-	{ "hardlink-deny-opendir", "split: openat2 answers ENOTDIR before judging the identity, "
-				   "the walk workspace.denied (found by fuzz_resolve)" },
 	{ "chain-40-file-dot",     "split: since 5925eb0 the openat2 resolver answers ELOOP for 40 links then "
 				   "\"f/./x\" (the kernel and the walk: ENOTDIR; found by fuzz_resolve)" },
-	{ "hardlink-ro-write",     "a hard link to a file inside a read-only directory is writable" },
 };
 
 const char *esc_known_failure(const char *name)
