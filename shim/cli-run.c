@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "envelope.h"
 #include "pathgate.h"
 #include "refusal.h"
 #include "cli.h"
@@ -114,6 +115,9 @@ static int find_command(const char *cmd, char **found)
 	return seen ? CLI_NOEXEC : CLI_NOTFOUND;
 }
 
+/* Where the envelope's child finds the preload: in its private /tmp. */
+#define PRELOAD_IN_ENVELOPE "/tmp/.pathgate/libpathgate-preload.so"
+
 static const char *preload_path(void)
 {
 	const char *env = getenv("PATHGATE_PRELOAD");
@@ -149,16 +153,16 @@ static char *policy_text(const char *file)
 
 /* The variables that configure the preload in the child.  Returns how
  * many were written to VARS (each owned by the caller). */
-static size_t preload_vars(const struct cli_workspace *ws, const char *inherited_preload,
-			   char *vars[RUN_VARS])
+static size_t preload_vars(const struct cli_workspace *ws, const char *preload,
+			   const char *inherited_preload, char *vars[RUN_VARS])
 {
 	char *text;
 	size_t n = 0;
 
 	if (inherited_preload && *inherited_preload) {
-		if (asprintf(&vars[n], "LD_PRELOAD=%s:%s", preload_path(), inherited_preload) >= 0)
+		if (asprintf(&vars[n], "LD_PRELOAD=%s:%s", preload, inherited_preload) >= 0)
 			n++;
-	} else if (asprintf(&vars[n], "LD_PRELOAD=%s", preload_path()) >= 0) {
+	} else if (asprintf(&vars[n], "LD_PRELOAD=%s", preload) >= 0) {
 		n++;
 	}
 	if (asprintf(&vars[n], "PATHGATE_ROOT=%s", pg_root_path(ws->root)) >= 0)
@@ -260,6 +264,36 @@ static int spawn_failed(const char *cmd)
 	return err == EACCES || err == ENOEXEC || err == EISDIR ? CLI_NOEXEC : CLI_SANDBOX;
 }
 
+/* The preload lives where the child may see nothing (a build tree under
+ * /tmp, a prefix the policy does not read), and ld.so ignores an
+ * LD_PRELOAD it cannot open: so it is lent into the envelope's private
+ * /tmp by descriptor, and a preload that cannot be lent refuses the run. */
+static int spawn_in_envelope(struct cli_workspace *ws, const struct run_opts *o,
+			     const char *file, char *const cmdv[], char **env, pid_t *pid)
+{
+	pg_plan *plan = pg_plan_build(ws->root, 0);
+	int err;
+
+	if (!plan)
+		return spawn_failed(cmdv[0]);
+	if (o->preload && pg_envelope_lend(plan, preload_path(), PRELOAD_IN_ENVELOPE,
+					   "pathgate run: the preload") < 0) {
+		fprintf(stderr, "pathgate: run: cannot lend the preload %s to the envelope: %s\n",
+			preload_path(), strerror(errno));
+		pg_plan_free(plan);
+		return CLI_SANDBOX;
+	}
+	err = pg_envelope_spawn(pid, plan, file, NULL, NULL, cmdv, env);
+	pg_plan_free(plan);
+	if (err) {
+		errno = err;
+		return spawn_failed(cmdv[0]);
+	}
+	if (o->report)
+		write_report(o->report, pg_spawn_report());
+	return CLI_OK;
+}
+
 static int run_command(struct cli_workspace *ws, const struct run_opts *o, char *const cmdv[])
 {
 	char *file = NULL, *vars[RUN_VARS] = { 0 }, **env = NULL;
@@ -279,7 +313,8 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 			rc = CLI_USAGE;
 			goto out;
 		}
-		nvars = preload_vars(ws, o->envelope ? NULL : getenv("LD_PRELOAD"), vars);
+		nvars = o->envelope ? preload_vars(ws, PRELOAD_IN_ENVELOPE, NULL, vars)
+				    : preload_vars(ws, preload_path(), getenv("LD_PRELOAD"), vars);
 	}
 	env = build_env(vars, nvars, o->env, o->nenv, !o->envelope);
 	if (!env) {
@@ -288,12 +323,9 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 		goto out;
 	}
 	if (o->envelope) {
-		if (pg_spawn(&pid, ws->root, file, NULL, NULL, cmdv, env) != 0) {
-			rc = spawn_failed(cmdv[0]);
+		rc = spawn_in_envelope(ws, o, file, cmdv, env, &pid);
+		if (rc != CLI_OK)
 			goto out;
-		}
-		if (o->report)
-			write_report(o->report, pg_spawn_report());
 	} else {
 		int err = posix_spawn(&pid, file, NULL, NULL, cmdv, env);
 
