@@ -12,6 +12,9 @@ TESTS += tests/fuzz/fuzz_path_replay
 EXTRA_DIST += tests/fuzz/corpus/path
 
 FUZZ_SECONDS ?= 60
+# On a failure: the finding, the executions until then, where the input is.
+FUZZ_FAILED = { f=tests/fuzz/work/$(1).log; grep -a -E '^fuzz_|ERROR|SUMMARY' $$f >&2; \
+	echo "fuzz_$(1): FAILED after $$(sed -n 's/^stat::number_of_executed_units: *//p' $$f) executions; input saved as $$(sed -n "s/.*Test unit written to //p" $$f)"; exit 1; }
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I$(top_builddir) -I$(top_srcdir)/include -I$(top_srcdir)/lib
 FUZZ_PATH_SRC = $(top_srcdir)/tests/fuzz/fuzz_path.c \
@@ -27,8 +30,9 @@ tests/fuzz/fuzz_path: $(FUZZ_PATH_SRC)
 fuzz-path: tests/fuzz/fuzz_path
 	@mkdir -p tests/fuzz/work/path
 	@./tests/fuzz/fuzz_path -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
-		-print_final_stats=1 tests/fuzz/work/path $(top_srcdir)/tests/fuzz/corpus/path \
-		2>tests/fuzz/work/path.log || { tail -40 tests/fuzz/work/path.log >&2; exit 1; }
+		-print_final_stats=1 -artifact_prefix=tests/fuzz/work/path- \
+		tests/fuzz/work/path $(top_srcdir)/tests/fuzz/corpus/path \
+		2>tests/fuzz/work/path.log || $(call FUZZ_FAILED,path)
 	@echo "fuzz_path: $$(sed -n 's/^stat::number_of_executed_units: *//p' tests/fuzz/work/path.log) executions in $(FUZZ_SECONDS) s, no failure"
 
 # --- differential fuzzing of the two resolvers (read-only calls on one
@@ -57,8 +61,9 @@ tests/fuzz/fuzz_resolve: $(FUZZ_RESOLVE_SRC)
 fuzz-resolve: tests/fuzz/fuzz_resolve
 	@mkdir -p tests/fuzz/work/resolve
 	@./tests/fuzz/fuzz_resolve -max_total_time=$(FUZZ_SECONDS) -max_len=600 \
-		-print_final_stats=1 tests/fuzz/work/resolve $(top_srcdir)/tests/fuzz/corpus/resolve \
-		2>tests/fuzz/work/resolve.log || { tail -40 tests/fuzz/work/resolve.log >&2; exit 1; }
+		-print_final_stats=1 -artifact_prefix=tests/fuzz/work/resolve- \
+		tests/fuzz/work/resolve $(top_srcdir)/tests/fuzz/corpus/resolve \
+		2>tests/fuzz/work/resolve.log || $(call FUZZ_FAILED,resolve)
 	@echo "fuzz_resolve: $$(sed -n 's/^stat::number_of_executed_units: *//p' tests/fuzz/work/resolve.log) executions in $(FUZZ_SECONDS) s, no failure"
 
 CLEANFILES += tests/fuzz/fuzz_path tests/fuzz/fuzz_resolve
