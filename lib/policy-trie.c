@@ -80,6 +80,12 @@ struct glob_child {
 
 struct affix {
 	uint64_t len[EDGE_GPFX + 1];   /* by edge kind */
+	/* The byte every key of a kind must end (suffix) or start (prefix)
+	 * with, bit B % 64; all bits for an empty key.  A component whose
+	 * byte is not set reaches no affix child of that kind, which spares
+	 * the '**' state of a rule like "deny **", "*.pem" beneath it, a probe
+	 * per length at every component of every name. */
+	uint64_t anchor[EDGE_GPFX - EDGE_SFX + 1];
 };
 
 /* Roots: [absolute][restrictive] (restrictive: the deny/read trie). */
@@ -392,6 +398,8 @@ static uint32_t child_for(pg_policy *p, uint32_t node, const char *c, size_t len
 		if (affix_of(t, node, &a) < 0)
 			return 0;
 		set_len_bit(&a->len[kind], klen);
+		a->anchor[kind - EDGE_SFX] |= klen == 0 ? ~UINT64_C(0)
+			: UINT64_C(1) << ((unsigned char)(backward(kind) ? key[klen - 1] : key[0]) % 64);
 	}
 	if (kind == EDGE_GSFX || kind == EDGE_GPFX) {
 		child = new_glob(t, c, len, 0, &index);
@@ -552,11 +560,15 @@ static bool follow(const struct pg_trie *t, const struct edge *e, const char *c,
 static bool step_affixes(const struct pg_trie *t, uint32_t node, unsigned kind,
 			 const char *c, size_t len, struct states *out)
 {
-	uint64_t bits = t->affixes[t->nodes[node].affix - 1].len[kind];
+	const struct affix *a = &t->affixes[t->nodes[node].affix - 1];
+	uint64_t bits = a->len[kind];
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	bool back = backward(kind);
 	size_t k = 0;
 
+	if (len && !(a->anchor[kind - EDGE_SFX] &
+		     (UINT64_C(1) << ((unsigned char)(back ? c[len - 1] : c[0]) % 64))))
+		return true;
 	for (;;) {
 		if (bit_set(bits, k)) {
 			const char *key = back ? c + len - k : c;
