@@ -357,6 +357,12 @@ static void test_seccomp_refused_uring_falls_back(void **state)
 			if (one[i].allowed != batch[i].allowed || one[i].err != batch[i].err ||
 			    strcmp(one[i].rule, batch[i].rule) != 0)
 				_exit(7);
+		/* Released before leaving, so valgrind's leak check (check-long)
+		 * judges the child by what the library leaks, not the test. */
+		free(one);
+		free(batch);
+		pg_root_close(root);
+		seccomp_release(ctx);
 		_exit(0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
