@@ -220,6 +220,14 @@ static int open_plain_locked(pg_root *root, const char *path, size_t len, int fl
 	return walk_after(root, op, errno) ? PG_WALK : -1;
 }
 
+/* Every open flag the kernel knows.  openat2 refuses any other bit with
+ * EINVAL while openat ignores it, so the walk checks them itself and both
+ * resolvers answer alike. */
+#define PG_OPEN_KNOWN_FLAGS (O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | \
+			     O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_ASYNC | \
+			     O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | \
+			     O_NOATIME | O_CLOEXEC | O_PATH | O_TMPFILE)
+
 int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 {
 	struct pg_path lex;
@@ -229,6 +237,10 @@ int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 	int fd;
 
 	pg_refusal_clear();
+	if (flags & ~PG_OPEN_KNOWN_FLAGS) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (root && root->openat2 && !(flags & O_CREAT) && pg_ops_plain_path(path, &len)) {
 		lock(root);
 		fd = open_plain_locked(root, path, len, flags, mode, op);

@@ -288,12 +288,10 @@ static void invalid_flags_and_enums(void **state)
 		if (rc[i] >= 0)
 			close(rc[i]);
 	}
-	/* KNOWN FAILURE, reported to the core library: the walk accepts
-	 * bits openat2 refuses.  Printed, not failed, until it is fixed;
-	 * then this prints nothing and the branch can become a fail_msg. */
-	if ((rc[0] < 0) != (rc[1] < 0) || err[0] != err[1])
-		printf("# KNOWN FAILURE open with an unknown flag: openat2 gives %d (%s), "
-		       "the walk %d (%s)\n", rc[0], strerror(err[0]), rc[1], strerror(err[1]));
+	/* Both refuse it with EINVAL. */
+	if (rc[0] >= 0 || rc[1] >= 0 || err[0] != EINVAL || err[1] != EINVAL)
+		fail_msg("open with an unknown flag: openat2 gives %d (%s), the walk %d (%s)",
+			 rc[0], strerror(err[0]), rc[1], strerror(err[1]));
 	{
 		pg_policy *p = pg_policy_new();
 
