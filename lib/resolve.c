@@ -273,10 +273,6 @@ static int expand(struct walk *w, int dirfd, int fd, const char *comp, size_t le
 	ssize_t n;
 	char *next;
 
-	if (++w->links > PG_MAX_LINKS || (w->how & PG_RES_NO_LINKS)) {
-		errno = ELOOP;
-		return -1;
-	}
 	/* Links in /proc are magic or name things outside: never followed
 	 * (nor read: reading some needs privileges).  Only reachable when
 	 * mounts may be crossed or the root is in /proc. */
@@ -293,12 +289,17 @@ static int expand(struct walk *w, int dirfd, int fd, const char *comp, size_t le
 	n = fd >= 0 ? readlinkat(fd, "", target, sizeof(target) - 1) :
 		      readlinkat(dirfd, comp, target, sizeof(target) - 1);
 	if (n < 0 && errno == EINVAL && fd < 0) {
-		w->links--;
 		errno = ENOTDIR; /* read by name: it is not a symlink */
 		return -1;
 	}
 	if (n < 0)
 		return errno == EINVAL || errno == ENOENT ? 1 : -1; /* changed: look again */
+	/* Counted once known to be a link: a file met after the kernel's 40
+	 * links is ENOTDIR, as the kernel says, not ELOOP. */
+	if (++w->links > PG_MAX_LINKS || (w->how & PG_RES_NO_LINKS)) {
+		errno = ELOOP;
+		return -1;
+	}
 	if ((size_t)n > PG_REAL_MAX) {
 		errno = ENAMETOOLONG;
 		return -1;

@@ -672,8 +672,6 @@ const char *esc_op_name(enum esc_op op)
  * runner prints XPASS). */
 static const struct { const char *name, *reason; } known[] = {
 	{ "magic-procfs-plain",    "refuses proc/self/status (a plain symlink) as path-escape; openat2 allows it" },
-	{ "chain-40-file-dot",     "split: since 5925eb0 the openat2 resolver answers ELOOP for 40 links then "
-				   "\"f/./x\" (the kernel and the walk: ENOTDIR; found by fuzz_resolve)" },
 };
 
 const char *esc_known_failure(const char *name)
