@@ -17,12 +17,12 @@ TESTS += tests/test_policy
 # FUZZ_SECONDS=N runs each fuzzer for N seconds and prints its executions.
 check_PROGRAMS += tests/fuzz/fuzz_policy_parse_replay tests/fuzz/fuzz_judge_replay
 tests_fuzz_fuzz_policy_parse_replay_SOURCES = tests/fuzz/fuzz_policy_parse.c \
-	tests/fuzz/policy_replay.c tests/fuzz/judge_model.c tests/fuzz/judge_model.h
+	tests/fuzz/replay.c tests/fuzz/judge_model.c tests/fuzz/judge_model.h
 tests_fuzz_fuzz_policy_parse_replay_CFLAGS = $(TEST_CFLAGS) -DPG_FUZZ_REPLAY \
 	-DPG_FUZZ_CORPUS='"policy_parse"'
 tests_fuzz_fuzz_policy_parse_replay_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_judge_replay_SOURCES = tests/fuzz/fuzz_judge.c \
-	tests/fuzz/policy_replay.c tests/fuzz/judge_model.c tests/fuzz/judge_model.h
+	tests/fuzz/replay.c tests/fuzz/judge_model.c tests/fuzz/judge_model.h
 tests_fuzz_fuzz_judge_replay_CFLAGS = $(TEST_CFLAGS) -DPG_FUZZ_REPLAY \
 	-DPG_FUZZ_CORPUS='"judge"'
 tests_fuzz_fuzz_judge_replay_LDADD = $(TEST_LIBS)

@@ -5,8 +5,9 @@
 # --- the path fuzzer: make check replays the committed corpus through a
 # plain driver; with clang, make fuzz-path FUZZ_SECONDS=N fuzzes for real.
 check_PROGRAMS += tests/fuzz/fuzz_path_replay
-tests_fuzz_fuzz_path_replay_SOURCES = tests/fuzz/fuzz_path.c
-tests_fuzz_fuzz_path_replay_CFLAGS = $(TEST_CFLAGS) -DPG_FUZZ_REPLAY
+tests_fuzz_fuzz_path_replay_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/replay.c
+tests_fuzz_fuzz_path_replay_CFLAGS = $(TEST_CFLAGS) -DPG_FUZZ_REPLAY \
+	-DPG_FUZZ_CORPUS='"path"'
 tests_fuzz_fuzz_path_replay_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_path_replay
 EXTRA_DIST += tests/fuzz/corpus/path
@@ -40,13 +41,14 @@ fuzz-path: tests/fuzz/fuzz_path
 # every input.
 check_PROGRAMS += tests/fuzz/fuzz_resolve_replay
 tests_fuzz_fuzz_resolve_replay_SOURCES = tests/fuzz/fuzz_resolve.c \
-	tests/escape/adv.c tests/escape/adv.h
+	tests/escape/adv.c tests/escape/adv.h tests/testutil.c tests/testutil.h
 tests_fuzz_fuzz_resolve_replay_CFLAGS = $(TEST_CFLAGS) -DPG_FUZZ_REPLAY
 tests_fuzz_fuzz_resolve_replay_LDADD = $(TEST_LIBS)
 TESTS += tests/fuzz/fuzz_resolve_replay
 EXTRA_DIST += tests/fuzz/corpus/resolve
 
 FUZZ_RESOLVE_SRC = $(top_srcdir)/tests/fuzz/fuzz_resolve.c $(top_srcdir)/tests/escape/adv.c \
+	$(top_srcdir)/tests/testutil.c \
 	$(top_srcdir)/lib/root.c $(top_srcdir)/lib/resolve.c $(top_srcdir)/lib/ops.c \
 	$(top_srcdir)/lib/atomic.c $(top_srcdir)/lib/check.c $(top_srcdir)/lib/policy.c \
 	$(top_srcdir)/lib/policy-trie.c $(top_srcdir)/lib/policy-naive.c \
@@ -70,7 +72,7 @@ CLEANFILES += tests/fuzz/fuzz_path tests/fuzz/fuzz_resolve
 .PHONY: fuzz-path fuzz-resolve
 
 # --- the escape catalogue, the race attack, the crash harness, bad input.
-ADV_HELPERS = tests/escape/adv.c tests/escape/adv.h
+ADV_HELPERS = tests/escape/adv.c tests/escape/adv.h tests/testutil.c tests/testutil.h
 
 check_PROGRAMS += tests/test_escape
 tests_test_escape_SOURCES = tests/escape/test_escape.c tests/escape/cases.c \

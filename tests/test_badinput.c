@@ -42,7 +42,7 @@ static int setup(void **state)
 
 	if (!f || !p)
 		return -1;
-	f->fds = adv_fd_count();
+	f->fds = tu_fd_count();
 	if (adv_area_new(&f->area) < 0 || pg_policy_parse(p, policy, sizeof(policy) - 1) < 0)
 		return -1;
 	f->root[0] = pg_root_open(f->area.root, p, 0);
@@ -80,8 +80,8 @@ static int teardown(void **state)
 		printf("# bad input changed the tree\n");
 		return -1;
 	}
-	if (adv_fd_count() != fds) {
-		printf("# %d descriptors leaked\n", adv_fd_count() - fds);
+	if (tu_fd_count() != fds) {
+		printf("# %d descriptors leaked\n", tu_fd_count() - fds);
 		return -1;
 	}
 	return 0;

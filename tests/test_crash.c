@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 	struct adv_area area;
 	char file[2][600], subdir[600];
 	uint64_t last[2] = { 0, 0 };
-	int c, rc = 0, fds = adv_fd_count();
+	int c, rc = 0, fds = tu_fd_count();
 	pg_root *r;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -326,8 +326,8 @@ int main(int argc, char **argv)
 	free(buf);
 	free(want);
 	munmap(pr, sizeof(*pr));
-	if (adv_fd_count() != fds) {
-		printf("# %d descriptors leaked\n", adv_fd_count() - fds);
+	if (tu_fd_count() != fds) {
+		printf("# %d descriptors leaked\n", tu_fd_count() - fds);
 		rc = 1;
 	}
 	printf("FIGURES crash kills=%ld survived=%llu versions-advanced=%llu "

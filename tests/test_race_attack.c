@@ -431,7 +431,7 @@ int main(int argc, char **argv)
 	if (nthreads < 1 || nthreads > MAX_WORKERS)
 		nthreads = 2;
 	f_existed = access("/f", F_OK) == 0;
-	fds = adv_fd_count();
+	fds = tu_fd_count();
 	if (setup() < 0) {
 		fprintf(stderr, "setup failed\n");
 		adv_area_free(&area);
@@ -485,8 +485,8 @@ int main(int argc, char **argv)
 	close(root_dirfd);
 	close(root_fd_plain);
 	adv_area_free(&area);
-	if (adv_fd_count() != fds) {
-		fprintf(stderr, "%d descriptors leaked\n", adv_fd_count() - fds);
+	if (tu_fd_count() != fds) {
+		fprintf(stderr, "%d descriptors leaked\n", tu_fd_count() - fds);
 		rc = 1;
 	}
 	printf("FIGURES race ops=%llu refused=%llu attacker-swaps(threads)=%llu seconds=%.1f "

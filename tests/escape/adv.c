@@ -340,21 +340,6 @@ bool adv_snapshot_same(const char *label, const char *before, const char *after)
 	return false;
 }
 
-int adv_fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own fd */
-}
-
 bool adv_fd_within(int fd, const char *root)
 {
 	char link[64], where[4096];

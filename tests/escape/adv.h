@@ -1,8 +1,8 @@
 /* adv.h - helpers of the adversarial suite: a scratch area holding a root
  * and an "outside" next to it, trees described in a few lines of text, a
  * snapshot of everything under the scratch area (to prove a refused call
- * changed nothing), mounts in a private namespace, and an fd count (to prove
- * nothing leaked). */
+ * changed nothing) and mounts in a private namespace.  The fd count that
+ * proves nothing leaked is testutil.h's tu_fd_count(). */
 #ifndef PG_ADV_H
 #define PG_ADV_H
 
@@ -53,8 +53,8 @@ char *adv_snapshot(const char *dir);
  * Returns true when equal. */
 bool adv_snapshot_same(const char *label, const char *before, const char *after);
 
-/* Number of open file descriptors of this process. */
-int adv_fd_count(void);
+/* The fd count is tests/testutil.h's tu_fd_count(). */
+#include "../testutil.h"
 
 /* True when FD's object lies beneath (or is) directory ROOT, by its
  * /proc/self/fd link (the kernel's own name for the object). */

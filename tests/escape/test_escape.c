@@ -277,7 +277,7 @@ static void run_case(void **state)
 	char want[128], got[128], other[128];
 	const char *known = esc_known_failure(c->name);
 	bool fail = false, wrong_answer = false;
-	int i, fds = adv_fd_count();
+	int i, fds = tu_fd_count();
 
 	n_run++;
 	for (i = 0; i < 2; i++) {
@@ -329,8 +329,8 @@ static void run_case(void **state)
 		else
 			fail = true;
 	}
-	if (adv_fd_count() != fds) {
-		printf("# %s: %d descriptors leaked\n", c->name, adv_fd_count() - fds);
+	if (tu_fd_count() != fds) {
+		printf("# %s: %d descriptors leaked\n", c->name, tu_fd_count() - fds);
 		fail = true;
 	}
 	if (wrong_answer && known && !fail) {

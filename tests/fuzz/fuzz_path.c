@@ -10,9 +10,9 @@
  * input, offsets and lengths consistent.
  *
  * Built two ways: with clang -fsanitize=fuzzer (make fuzz-path) it is a
- * fuzzer; with -DPG_FUZZ_REPLAY it is a plain program that replays the
- * committed corpus (make check), so the corpus keeps guarding the code on
- * hosts without clang.
+ * fuzzer; linked with tests/fuzz/replay.c it is a plain program that
+ * replays the committed corpus (make check), so the corpus keeps guarding
+ * the code on hosts without clang.
  */
 #include "config.h"
 
@@ -246,72 +246,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_normalise(buf, allow_absolute);
 	return 0;
 }
-
-#ifdef PG_FUZZ_REPLAY
-#include <dirent.h>
-
-static int replay_file(const char *file)
-{
-	static uint8_t data[2 * PG_PATH_MAX + 2];
-	FILE *f = fopen(file, "rbe");
-	size_t n;
-
-	if (!f) {
-		perror(file);
-		return -1;
-	}
-	n = fread(data, 1, sizeof(data), f);
-	fclose(f);
-	LLVMFuzzerTestOneInput(data, n);
-	return 0;
-}
-
-static int replay_dir(const char *dir, unsigned *count)
-{
-	struct dirent **names;
-	char file[4400];
-	int i, n = scandir(dir, &names, NULL, alphasort);
-	int rc = 0;
-
-	if (n < 0) {
-		perror(dir);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.') {
-			snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
-			if (replay_file(file) < 0)
-				rc = -1;
-			else
-				(*count)++;
-		}
-		free(names[i]);
-	}
-	free(names);
-	return rc;
-}
-
-int main(int argc, char **argv)
-{
-	const char *srcdir = getenv("top_srcdir");
-	char dir[4096];
-	unsigned count = 0;
-	int i, rc = 0;
-
-	if (argc > 1) {
-		for (i = 1; i < argc; i++)
-			if (replay_dir(argv[i], &count) < 0)
-				rc = 1;
-	} else {
-		snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/path",
-			 srcdir ? srcdir : ".");
-		rc = replay_dir(dir, &count) < 0;
-	}
-	printf("fuzz_path: replayed %u inputs\n", count);
-	if (count == 0) {
-		fprintf(stderr, "fuzz_path: no corpus found\n");
-		return 1;
-	}
-	return rc;
-}
-#endif

@@ -6,7 +6,7 @@
  * normal form, and writing the rules back out and parsing that gives the
  * same rules (the normal form is a fixed point).  Each accepted policy
  * then judges a few names against the reference model.
- * With -DPG_FUZZ_REPLAY (policy_replay.c) it replays the corpus. */
+ * With -DPG_FUZZ_REPLAY (tests/fuzz/replay.c) it replays the corpus. */
 #include "config.h"
 
 #include <errno.h>

@@ -227,15 +227,15 @@ int main(int argc, char **argv)
 	const char *srcdir = getenv("top_srcdir");
 	char dir[4096];
 	unsigned count = 0;
-	int fds = adv_fd_count(), rc;
+	int fds = tu_fd_count(), rc;
 
 	snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/resolve", srcdir ? srcdir : ".");
 	rc = replay_dir(argc > 1 ? argv[1] : dir, &count);
 	finish();
 	printf("fuzz_resolve: replayed %u inputs x 20 calls on both resolvers, %u disagreements\n",
 	       count, disagreements);
-	if (adv_fd_count() != fds) {
-		fprintf(stderr, "fuzz_resolve: %d descriptors leaked\n", adv_fd_count() - fds);
+	if (tu_fd_count() != fds) {
+		fprintf(stderr, "fuzz_resolve: %d descriptors leaked\n", tu_fd_count() - fds);
 		return 1;
 	}
 	return rc < 0 || count == 0 || disagreements;

@@ -1,5 +1,5 @@
-/* policy_replay.c - the plain driver of the policy fuzz harnesses: feeds
- * every file of the corpus directory (argument, else
+/* replay.c - the plain driver of the fuzz harnesses (path, policy parse,
+ * judge): feeds every file of the corpus directory (argument, else
  * $top_srcdir/tests/fuzz/corpus/PG_FUZZ_CORPUS) to LLVMFuzzerTestOneInput,
  * so make check replays the committed corpus without clang. */
 #include "config.h"
