@@ -25,19 +25,26 @@
 #include "pathgate.h"
 #include "policy.h"
 
-/* Bounds of the glob walk (design: no tree scan beyond it). */
-#define PG_GLOB_MAX_DEPTH   8
-#define PG_GLOB_MAX_ENTRIES 20000
+/* Bounds of the planner's walk of the host (entries listed, depth from
+ * "/"): a plan that reached one is refused at launch. */
+#define PG_GLOB_MAX_DEPTH   64
+#define PG_GLOB_MAX_ENTRIES 200000
 
 struct pg_envelope_opts {
 	unsigned glob_max_depth;    /* 0: PG_GLOB_MAX_DEPTH */
 	unsigned glob_max_entries;  /* 0: PG_GLOB_MAX_ENTRIES */
 };
 
-/* Build the plan for a workspace at ROOT (canonical absolute host path)
- * from the N rules RULES (relative rules are relative to ROOT).  Returns
- * NULL with errno set only on allocation failure or a bad argument: a rule
- * that cannot be honoured is a skip in the plan, never a failure. */
+/* Build the plan for ROOT: every decision is the root's judge's (see
+ * envelope-plan.h).  Takes the root's lock.  NULL with errno set on
+ * allocation failure or a bad argument: a rule that cannot be honoured is
+ * a skip or a seam in the plan, never a failure. */
+struct pg_root;
+pg_plan *pg_envelope_plan_root(struct pg_root *root, const struct pg_envelope_opts *opts);
+
+/* The same for a workspace at ROOT (canonical absolute host path)
+ * from the N rules RULES (relative rules are relative to ROOT), opened
+ * as a root of their own policy.  Returns NULL with errno set on failure. */
 pg_plan *pg_envelope_plan(const char *root, const struct pg_rule *const *rules,
 			  size_t n, const struct pg_envelope_opts *opts);
 

@@ -2,6 +2,7 @@
 # its real-spawn tests and their probe program.
 lib_libpathgate_internal_la_SOURCES += \
 	lib/envelope.c lib/envelope.h lib/envelope-plan.h \
+	lib/plan-store.c lib/plan-walk.c lib/plan-argv.c \
 	lib/spawn.c lib/seccomp.c lib/seccomp-filter.h
 
 # Every case launches a real child under bwrap (as root here; as nobody

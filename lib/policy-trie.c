@@ -47,6 +47,7 @@ enum edge_kind { EDGE_LIT = 1, EDGE_SFX, EDGE_PFX, EDGE_GSFX, EDGE_GPFX };
 #define NODE_BELOW    0x10u  /* a deny or read rule ends strictly beneath */
 #define NODE_HAS_GSFX 0x20u
 #define NODE_HAS_GPFX 0x40u
+#define NODE_ANY_BELOW 0x80u /* some rule, of any access, ends strictly beneath */
 
 /* Which suffix (prefix) lengths a node's affix children have: bit L % 64.
  * A judge tries each length of the component whose bit is set; for names
@@ -454,6 +455,7 @@ int pg_trie_insert(pg_policy *p, const struct pg_rule *r)
 		}
 		if (restrictive)
 			t->nodes[node].flags |= NODE_BELOW;
+		t->nodes[node].flags |= NODE_ANY_BELOW;
 		node = child_for(p, node, c, len, keep);
 		if (!node)
 			return errno = ENOMEM, -1;
@@ -810,4 +812,35 @@ bool pg_policy_pinned(const pg_policy *p, const char *path, size_t len)
 		return false;
 	return restrictive_below(p, path, len) && decided_write(p, path, len) &&
 	       decided_write(p, path, parent_len(path, len));
+}
+
+/* Could a rule cover a name strictly beneath NAME at that name's own
+ * depth?  Then the decision may change beneath NAME and a planner must
+ * look there; otherwise everything beneath is decided as NAME is. */
+static bool states_reach_below(const struct pg_trie *t, const struct states *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (t->nodes[s->node[i]].flags & (NODE_ANY_BELOW | NODE_DSTAR))
+			return true;
+	return false;
+}
+
+bool pg_policy_decides_beneath(const pg_policy *p, const char *path, size_t len)
+{
+	struct walk w;
+
+	if (!p || p->broken || !path || !p->trie)
+		return false;   /* everything is denied alike */
+	switch (walk(p, path, len, &w)) {
+	case WALK_DONE:
+		return states_reach_below(p->trie, &w.ex[w.cur]) ||
+		       states_reach_below(p->trie, &w.re[w.cur]);
+	case WALK_OVERFLOW:
+		return true;
+	case WALK_BAD_NAME:
+		break;
+	}
+	return false;
 }

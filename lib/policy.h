@@ -88,6 +88,13 @@ enum pg_access pg_policy_judge(const pg_policy *p, const char *path, size_t len,
  * never every directory).  The root ("" or "/") is never pinned. */
 bool pg_policy_pinned(const pg_policy *p, const char *path, size_t len);
 
+/* True when some rule could cover a name strictly beneath PATH (LEN
+ * bytes, normalised as for pg_policy_judge) at that name's own depth, so
+ * that the decision may differ beneath PATH; false when every name beneath
+ * is decided exactly as PATH is (the envelope's planner prunes its walk of
+ * the host with this).  Allocates nothing. */
+bool pg_policy_decides_beneath(const pg_policy *p, const char *path, size_t len);
+
 /* Render a rule for messages: "deny .env (file.pg:4)". */
 void pg_rule_render(const struct pg_rule *r, char *buf, size_t size);
 

@@ -581,6 +581,8 @@ int pg_envelope_spawn(pid_t *pid, pg_plan *pl, const char *file,
 	why = pg_envelope_unavailable();
 	if (why)
 		return refuse_spawn(pl, why, envp);
+	if (pl->glob_count_hit || pl->glob_depth_hit)
+		return refuse_spawn(pl, "the planner's walk of the policy's names reached its bound: the envelope cannot show every name as the policy decides it", envp);
 	sfd = pg_seccomp_filter_fd();
 	if (sfd < 0) {
 		snprintf(why_buf, sizeof(why_buf), "the seccomp filter cannot be built: %s",
@@ -630,23 +632,7 @@ int pg_envelope_spawn(pid_t *pid, pg_plan *pl, const char *file,
 
 static pg_plan *plan_for_root(pg_root *root)
 {
-	const struct pg_rule **rules;
-	size_t n;
-	pg_plan *pl;
-
-	pthread_rwlock_rdlock(&root->lock);
-	n = pg_policy_rule_count(root->policy);
-	rules = calloc(n + 1, sizeof(*rules));
-	if (!rules) {
-		pthread_rwlock_unlock(&root->lock);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		rules[i] = pg_policy_rule(root->policy, i);
-	pl = pg_envelope_plan(root->path, rules, n, NULL);
-	pthread_rwlock_unlock(&root->lock);
-	free(rules);
-	return pl;
+	return pg_envelope_plan_root(root, NULL);
 }
 
 pg_plan *pg_plan_build(pg_root *root, unsigned flags)
