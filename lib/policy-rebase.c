@@ -1,0 +1,139 @@
+/* policy-rebase.c - a policy's copy for a root: absolute rules that name
+ * the root or reach beneath it are added again as root-relative rules
+ * (the absolute rule stays, for the envelope and the preload).  A rule's
+ * pattern is run over the root's components; every pattern position left
+ * when the root is used up applies beneath the root. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glob.h"
+#include "path.h"
+#include "policy-internal.h"
+
+static bool dstar(const char *c, size_t len)
+{
+	return len == 2 && c[0] == '*' && c[1] == '*';
+}
+
+#define REBASE_MAX_COMP PG_PATH_MAX_COMPONENTS
+
+struct rebase {
+	const char  *pat[REBASE_MAX_COMP];
+	size_t       plen[REBASE_MAX_COMP];
+	const char  *root[REBASE_MAX_COMP];
+	size_t       rlen[REBASE_MAX_COMP];
+	bool         at[REBASE_MAX_COMP + 1];
+	bool         next[REBASE_MAX_COMP + 1];
+	char         path[PG_PATH_MAX + 1];
+};
+
+static bool comp_matches(const struct pg_rule *r, const char *pat, size_t plen,
+			 const char *name, size_t nlen)
+{
+	char fp[PG_FOLD_MAX], fn[PG_FOLD_MAX];
+	size_t a, b;
+
+	if (r->access == PG_WRITE)
+		return pg_glob_match(pat, plen, name, nlen);
+	a = pg_fold(pat, plen, fp, sizeof(fp));
+	b = pg_fold(name, nlen, fn, sizeof(fn));
+	if (a == (size_t)-1 || b == (size_t)-1)
+		return pg_glob_match(pat, plen, name, nlen);
+	return pg_glob_match(fp, a, fn, b);
+}
+
+/* Positions reachable without consuming: a '**' may match nothing. */
+static void rebase_close(struct rebase *rb, bool *set, unsigned npat)
+{
+	unsigned i;
+
+	for (i = 0; i < npat; i++)
+		if (set[i] && dstar(rb->pat[i], rb->plen[i]))
+			set[i + 1] = true;
+}
+
+/* The relative rules R means beneath a root of NROOT components: run the
+ * pattern over the root's components; every pattern position reached when
+ * the root is used up leaves its tail to apply beneath the root.  A
+ * pattern used up first names an ancestor of the root: that stays a host
+ * rule only, since as a relative rule at depth 0 it would tie with the
+ * root's own rules and change their meaning. */
+static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *r,
+		       unsigned nroot)
+{
+	unsigned npat, i, ri;
+
+	npat = pg_split(r->path, strlen(r->path), rb->pat, rb->plen, REBASE_MAX_COMP);
+	if (npat == (unsigned)-1)
+		return 0;
+	memset(rb->at, 0, sizeof(bool) * (npat + 1));
+	rb->at[0] = true;
+	rebase_close(rb, rb->at, npat);
+	for (ri = 0; ri < nroot; ri++) {
+		bool any = false;
+
+		memset(rb->next, 0, sizeof(bool) * (npat + 1));
+		for (i = 0; i < npat; i++) {
+			if (!rb->at[i])
+				continue;
+			if (dstar(rb->pat[i], rb->plen[i]))
+				rb->next[i] = any = true;
+			else if (comp_matches(r, rb->pat[i], rb->plen[i], rb->root[ri], rb->rlen[ri]))
+				rb->next[i + 1] = any = true;
+		}
+		if (!any)
+			return 0;
+		rebase_close(rb, rb->next, npat);
+		memcpy(rb->at, rb->next, sizeof(bool) * (npat + 1));
+	}
+	for (i = 0; i <= npat; i++) {
+		size_t len = 0;
+		unsigned j;
+
+		if (!rb->at[i] || (i > 0 && rb->at[i - 1] && dstar(rb->pat[i - 1], rb->plen[i - 1])))
+			continue; /* "**" "x" already says what "x" says */
+		for (j = i; j < npat; j++) {
+			if (len)
+				rb->path[len++] = '/';
+			memcpy(rb->path + len, rb->pat[j], rb->plen[j]);
+			len += rb->plen[j];
+		}
+		rb->path[len] = '\0';
+		if (pg_policy_copy_rule(dst, r, rb->path) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+pg_policy *pg_policy_for_root(const pg_policy *p, const char *root)
+{
+	struct rebase *rb;
+	pg_policy *d = NULL;
+	unsigned nroot;
+	size_t i;
+
+	if (!p || !root || root[0] != '/')
+		return errno = EINVAL, NULL;
+	rb = malloc(sizeof(*rb));
+	if (!rb)
+		return NULL;
+	nroot = pg_split(root, strlen(root), rb->root, rb->rlen, REBASE_MAX_COMP);
+	if (nroot == (unsigned)-1) {
+		errno = ENAMETOOLONG;
+		goto out;
+	}
+	d = pg_policy_dup(p);
+	for (i = 0; d && i < p->nrules; i++) {
+		if (p->rules[i]->absolute && rebase_rule(rb, d, p->rules[i], nroot) < 0) {
+			pg_policy_free(d);
+			d = NULL;
+		}
+	}
+out:
+	free(rb);
+	return d;
+}
