@@ -1,0 +1,17 @@
+# tests/differential.mk: the enforcers compared with each other.  Random
+# workspaces and policies; pg_check's verdict on every name against what
+# a child can really do under pg_spawn (a static probe making raw system
+# calls), under the preload alone and under pathgate run (a libc probe),
+# as root and as nobody; and real programs under pathgate run.
+check_PROGRAMS += tests/differential/rawprobe tests/differential/libcprobe
+
+# Static and raw: no LD_PRELOAD sees what it does.  Where configure could
+# not link statically it is dynamic, and test_differential skips.
+tests_differential_rawprobe_SOURCES = tests/differential/rawprobe.c
+if STATIC_PROBE
+tests_differential_rawprobe_LDFLAGS = $(AM_LDFLAGS) -all-static
+endif
+
+# The same probe through libc's open(), for the preload to judge.
+tests_differential_libcprobe_SOURCES = tests/differential/rawprobe.c
+tests_differential_libcprobe_CPPFLAGS = $(AM_CPPFLAGS) -DPG_PROBE_LIBC
