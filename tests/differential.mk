@@ -3,7 +3,12 @@
 # a child can really do under pg_spawn (a static probe making raw system
 # calls), under the preload alone and under pathgate run (a libc probe),
 # as root and as nobody; and real programs under pathgate run.
-check_PROGRAMS += tests/differential/rawprobe tests/differential/libcprobe
+check_PROGRAMS += tests/test_differential tests/differential/rawprobe \
+	tests/differential/libcprobe
+tests_test_differential_SOURCES = tests/differential/test_differential.c \
+	tests/testutil.c tests/testutil.h
+tests_test_differential_CFLAGS = $(TEST_CFLAGS)
+tests_test_differential_LDADD = $(TEST_LIBS)
 
 # Static and raw: no LD_PRELOAD sees what it does.  Where configure could
 # not link statically it is dynamic, and test_differential skips.
@@ -15,3 +20,5 @@ endif
 # The same probe through libc's open(), for the preload to judge.
 tests_differential_libcprobe_SOURCES = tests/differential/rawprobe.c
 tests_differential_libcprobe_CPPFLAGS = $(AM_CPPFLAGS) -DPG_PROBE_LIBC
+
+TESTS += tests/test_differential
