@@ -21,6 +21,6 @@ endif
 tests_differential_libcprobe_SOURCES = tests/differential/rawprobe.c
 tests_differential_libcprobe_CPPFLAGS = $(AM_CPPFLAGS) -DPG_PROBE_LIBC
 
-differential_tests = tests/test_differential_unpriv.sh
+differential_tests = tests/test_differential_unpriv.sh tests/test_realwork.sh
 dist_check_SCRIPTS += $(differential_tests)
 TESTS += tests/test_differential $(differential_tests)
