@@ -342,7 +342,7 @@ static void rule_path(const struct ws *ws, struct rng *r, char *buf)
 {
 	unsigned pick = below(r, 100);
 
-	if (pick < 50) {
+	if (pick < 50 && ws->n > 1) {
 		const char *rel = ws->names[1 + below(r, (unsigned)ws->n - 1)].rel;
 		size_t o = 0;
 
@@ -503,29 +503,33 @@ static int names_fd(const struct ws *ws)
 	return fd;
 }
 
+/* Start the probe HOW asks for, its stdio set up by FA. */
 static int launch(const struct ws *ws, enum how how, pg_root *root,
 		  const posix_spawn_file_actions_t *fa, pid_t *pid)
 {
 	char *probe_argv[] = { how == BARE_RAW || how == ENVELOPE ? rawprobe : libcprobe,
 			       (char *)ws->dir, NULL };
-	char *run_argv[] = { pathgate_cmd, (char *)"run", (char *)"--root", (char *)ws->dir,
-			     (char *)"--policy", (char *)ws->policy_file, (char *)"--no-envelope",
-			     (char *)"--", libcprobe, (char *)ws->dir, NULL };
+	char *run_argv[12];
+	size_t n = 0;
 
-	switch (how) {
-	case ENVELOPE:
+	if (how == ENVELOPE)
 		return pg_spawn(pid, root, rawprobe, fa, NULL, probe_argv, NULL);
-	case PATHGATE_RUN:
-		run_argv[6] = (char *)"--";
-		run_argv[7] = libcprobe;
-		run_argv[8] = (char *)ws->dir;
-		run_argv[9] = NULL;
-		/* fall through */
-	case PRELOAD_ALONE:
-		return posix_spawn(pid, pathgate_cmd, fa, NULL, run_argv, environ);
-	default:
+	if (how == BARE_RAW || how == BARE_LIBC)
 		return posix_spawn(pid, probe_argv[0], fa, NULL, probe_argv, environ);
-	}
+	/* pathgate run [--no-envelope] --root WS --policy FILE -- libcprobe WS */
+	run_argv[n++] = pathgate_cmd;
+	run_argv[n++] = (char *)"run";
+	if (how == PRELOAD_ALONE)
+		run_argv[n++] = (char *)"--no-envelope";
+	run_argv[n++] = (char *)"--root";
+	run_argv[n++] = (char *)ws->dir;
+	run_argv[n++] = (char *)"--policy";
+	run_argv[n++] = (char *)ws->policy_file;
+	run_argv[n++] = (char *)"--";
+	run_argv[n++] = libcprobe;
+	run_argv[n++] = (char *)ws->dir;
+	run_argv[n] = NULL;
+	return posix_spawn(pid, pathgate_cmd, fa, NULL, run_argv, environ);
 }
 
 static char *read_all(int fd)
