@@ -88,15 +88,15 @@ static enum region region_for(enum pg_access a)
 	return a == PG_WRITE ? REGION_RW : a == PG_READ ? REGION_RO : REGION_HIDDEN;
 }
 
-/* A file with other names is judged by identity too (another hard link to
- * a denied or read-only file is refused like the file's own name). */
+/* A file is judged by identity too, as pg_check judges what it reaches:
+ * another hard link to a denied or read-only file, or the file a denied
+ * or read-only name leads to, is refused like that name. */
 static enum pg_access judge_identity(struct walker *w, const struct stat *st,
 				     enum pg_access acc)
 {
 	pg_root *root = w->root;
 
-	if (acc == PG_DENY || S_ISDIR(st->st_mode) || st->st_nlink < 2 ||
-	    !beneath_root(w->pl, w->path, w->len))
+	if (acc == PG_DENY || S_ISDIR(st->st_mode) || !beneath_root(w->pl, w->path, w->len))
 		return acc;
 	if (pg_root_needs_identity(root, PG_OP_READ) &&
 	    pg_root_judge_identity_locked(root, st->st_dev, st->st_ino, st->st_nlink,
@@ -175,17 +175,53 @@ static bool rule_names(const struct pg_plan *pl, const char *path,
 static const char SEAM_LINK_NAME[] =
 	"denied symlink in a writable region: a mount cannot sit on a symlink, so a child can replace the link's own name for this launch (its target stays masked)";
 
+/* Lay WANT (a mask, or a read-only bind) over TARGET, the canonical
+ * host path a symlink at w->path leads to, which the judge allows more
+ * of: the link's own rule must hold through it.  pg_check judges the
+ * target's own name by the rules, so the plan says why it is narrower
+ * here.  The root itself or an ancestor cannot be narrowed without
+ * taking the whole workspace: that is a seam. */
+static void narrow_target(struct walker *w, const char *target, enum region want,
+			  const char *rule)
+{
+	struct walker at = { .pl = w->pl, .root = w->root };
+	struct stat st;
+	int dfd;
+	char *dir;
+
+	if (pg_covers_n(target, strlen(target), w->pl->root, w->pl->root_len)) {
+		pg_plan_note(w->pl, true, w->path, rule,
+			     "symlink to the workspace root or above: what it leads to cannot be narrowed, so the link's rule is held in process only");
+		return;
+	}
+	if (strlen(target) >= sizeof(at.path) || lstat(target, &st) < 0)
+		return;
+	at.len = strlen(target);
+	memcpy(at.path, target, at.len + 1);
+	if (want == REGION_HIDDEN) {
+		lay_mask(&at, &st, rule, "mask (symlink target)");
+	} else {
+		dir = pg_parent_of(target);
+		dfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (dfd >= 0) {
+			lay_bind(&at, dfd, strrchr(target, '/') + 1, &st, want, rule);
+			close(dfd);
+		}
+		free(dir);
+	}
+	pg_plan_note(w->pl, false, target, rule,
+		     "%s as the target of the symlink %s; pg_check judges the target's own name by its rules",
+		     want == REGION_HIDDEN ? "masked" : "bound read-only", w->path);
+}
+
 /* A denied symlink the child can see: its target must not be reachable
  * through it.  The root derives a deny of the target of every symlink a
  * literal deny names; a target the judge still allows (a link matched by
- * a glob) is masked here and named, since the library judges the
- * target's own name by the rules. */
+ * a glob, or in another spelling) is narrowed here. */
 static void deny_link_target(struct walker *w, enum region seen, const char *rule)
 {
 	char *target = link_target(w->path);
 	struct pg_judgement j;
-	struct stat st;
-	struct walker at = { .pl = w->pl, .root = w->root };
 
 	if (!target) {
 		if (seen == REGION_RW)
@@ -193,16 +229,8 @@ static void deny_link_target(struct walker *w, enum region seen, const char *rul
 				     "denied symlink whose target is absent: held in process only for this launch");
 		return;
 	}
-	if (pg_plan_judge(w->pl, w->root, target, &j) != PG_DENY &&
-	    region_for(j.access) != REGION_HIDDEN && lstat(target, &st) == 0 &&
-	    strlen(target) < sizeof(at.path)) {
-		at.len = strlen(target);
-		memcpy(at.path, target, at.len + 1);
-		lay_mask(&at, &st, rule, "mask (symlink target)");
-		pg_plan_note(w->pl, false, target, rule,
-			     "masked as the target of the denied symlink %s; pg_check judges the target's own name by its rules",
-			     w->path);
-	}
+	if (pg_plan_judge(w->pl, w->root, target, &j) != PG_DENY)
+		narrow_target(w, target, REGION_HIDDEN, rule);
 	free(target);
 }
 
@@ -225,15 +253,14 @@ static void grant_link(struct walker *w, enum pg_access acc, const struct pg_jud
 		if (m)
 			m->why = "symlink (made in the envelope's own tmpfs)";
 	}
-	if (!rule_names(w->pl, w->path, j) || !(canon = link_target(w->path)))
+	if (!(canon = link_target(w->path)))
 		return;
-	if (pg_plan_judge(w->pl, w->root, canon, &tj) == PG_DENY)
+	pg_plan_judge(w->pl, w->root, canon, &tj);
+	if (acc == PG_READ && tj.access == PG_WRITE && beneath_root(w->pl, w->path, w->len))
+		narrow_target(w, canon, REGION_RO, rule);
+	else if (tj.access == PG_DENY && rule_names(w->pl, w->path, j))
 		pg_plan_note(w->pl, false, w->path, rule,
 			     "reaches %s through a symlink, and no rule grants that: nothing mounted",
-			     canon);
-	else if (tj.access < acc)
-		pg_plan_note(w->pl, false, w->path, rule,
-			     "reaches %s through a symlink: read-only there, as the rules give the target",
 			     canon);
 	free(canon);
 }

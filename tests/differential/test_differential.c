@@ -654,8 +654,9 @@ static bool beneath(const char *path, const char *top_path)
 /* The seam or skip of PLAN that names the over-refusal of REL, decided
  * by RULE: one laid for that same rule, at REL's host path, where it
  * leads, or an ancestor (a write glob's skip names the glob, not a
- * path).  A skip of another rule does not count: "covered: its region is
- * already read-only" at the root would otherwise excuse every name.
+ * path), or one saying that the name is what a denied or read-only
+ * symlink leads to.  A skip of another rule does not count: a skip at
+ * the root would otherwise excuse every name.
  * NULL when none does. */
 static const struct pg_seam *named_by(const pg_plan *plan, const struct ws *ws, const char *rel,
 				      const char *rule)
@@ -669,9 +670,34 @@ static const struct pg_seam *named_by(const pg_plan *plan, const struct ws *ws, 
 		const struct pg_seam *s = i < pg_plan_seam_count(plan)
 			? pg_plan_seam(plan, i) : pg_plan_skip(plan, i - pg_plan_seam_count(plan));
 
+		/* The planner narrows what a denied or read-only symlink
+		 * leads to, and says so at the target. */
+		if ((strstr(s->why, "as the target of the symlink") &&
+		     (beneath(hp, s->path) || (has_real && beneath(real, s->path)))))
+			return s;
 		if (!s->rule || strcmp(s->rule, rule) != 0)
 			continue;
 		if (s->path[0] != '/' || beneath(hp, s->path) || (has_real && beneath(real, s->path)))
+			return s;
+	}
+	return NULL;
+}
+
+/* The seam of PLAN, laid for RULE at exactly REL's host path: a limit the
+ * plan names (e.g. a denied symlink to the workspace root, which no mount
+ * can narrow), so the child's access there is not a silent escape.  NULL
+ * when none. */
+static const struct pg_seam *seam_at(const pg_plan *plan, const struct ws *ws, const char *rel,
+				     const char *rule)
+{
+	char hp[PATH_MAX];
+
+	host_path(ws, rel, hp);
+	for (size_t i = 0; i < pg_plan_seam_count(plan); i++) {
+		const struct pg_seam *s = pg_plan_seam(plan, i);
+
+		if (s->rule && strcmp(s->rule, rule) == 0 && strcmp(s->path, hp) == 0 &&
+		    strstr(s->why, "cannot be narrowed"))
 			return s;
 	}
 	return NULL;
@@ -710,7 +736,7 @@ static void print_plan(const pg_plan *plan)
 struct tally {
 	const char *what;
 	unsigned workspaces, names, verdicts;
-	unsigned escapes, over, named, broken, changed;
+	unsigned escapes, seams, over, named, broken, changed;
 	unsigned reports;
 	uint64_t reported_seed;   /* the last workspace whose policy was printed */
 };
@@ -751,7 +777,13 @@ static void compare_op(struct tally *t, const struct ws *ws, const pg_plan *plan
 	char a[1024], b[128];
 
 	t->verdicts++;
-	if (!v->allowed && child) {
+	if (!v->allowed && child && plan && (s = seam_at(plan, ws, n->rel, v->rule))) {
+		t->seams++;
+		if (may_report(t, ws, plan))
+			print_message("  seam %s '%s' (%c): pg_check %s; the child %s; the plan names it: %s\n",
+				      op, shown(n->rel, a, sizeof(a)), n->kind, v->why,
+				      told(err, got, n, b, sizeof(b)), s->why);
+	} else if (!v->allowed && child) {
 		t->escapes++;
 		if (may_report(t, ws, plan))
 			print_message("  ESCAPE %s '%s' (%c): pg_check %s; the child %s\n", op,
@@ -794,9 +826,9 @@ static void compare(struct tally *t, const struct ws *ws, const struct judged *j
 static void summary(const struct tally *t)
 {
 	print_message("%s: %u workspaces, %u names checked (%u verdicts), %u escapes, "
-		      "%u over-refusals (unnamed), %u named over-refusals, %u broken launches, "
-		      "%u host changes\n", t->what, t->workspaces, t->names, t->verdicts, t->escapes,
-		      t->over, t->named, t->broken, t->changed);
+		      "%u named seams, %u over-refusals (unnamed), %u named over-refusals, "
+		      "%u broken launches, %u host changes\n", t->what, t->workspaces, t->names,
+		      t->verdicts, t->escapes, t->seams, t->over, t->named, t->broken, t->changed);
 }
 
 /* ------------------------------------------------------------ one case */
