@@ -20,8 +20,9 @@
 
 extern char **environ;
 
-/* LD_PRELOAD, PATHGATE_ROOT, PATHGATE_POLICY, PATHGATE_POLICY_TEXT */
-#define RUN_VARS 4
+/* LD_PRELOAD, PATHGATE_ROOT, PATHGATE_POLICY, PATHGATE_POLICY_TEXT,
+ * PATHGATE_ENVELOPE */
+#define RUN_VARS 5
 /* The kernel's bound on one environment string is 128 KiB. */
 #define RUN_TEXT_MAX (100 * 1024)
 
@@ -152,9 +153,11 @@ static char *policy_text(const char *file)
 }
 
 /* The variables that configure the preload in the child.  Returns how
- * many were written to VARS (each owned by the caller). */
+ * many were written to VARS (each owned by the caller).  In the envelope
+ * (ENVELOPE) the preload is told so: the mounts beneath the root are the
+ * plan's, and it crosses them (see PATHGATE_ENVELOPE in pathgate(1)). */
 static size_t preload_vars(const struct cli_workspace *ws, const char *preload,
-			   const char *inherited_preload, char *vars[RUN_VARS])
+			   const char *inherited_preload, bool envelope, char *vars[RUN_VARS])
 {
 	char *text;
 	size_t n = 0;
@@ -174,6 +177,8 @@ static size_t preload_vars(const struct cli_workspace *ws, const char *preload,
 			n++;
 		free(text);
 	}
+	if (envelope && (vars[n] = strdup("PATHGATE_ENVELOPE=1")))
+		n++;
 	return n;
 }
 
@@ -187,7 +192,8 @@ static bool is_var(const char *entry, const char *name)
 static bool is_preload_var(const char *entry)
 {
 	return is_var(entry, "LD_PRELOAD") || is_var(entry, "PATHGATE_ROOT") ||
-	       is_var(entry, "PATHGATE_POLICY") || is_var(entry, "PATHGATE_POLICY_TEXT");
+	       is_var(entry, "PATHGATE_POLICY") || is_var(entry, "PATHGATE_POLICY_TEXT") ||
+	       is_var(entry, "PATHGATE_ENVELOPE");
 }
 
 /* True when ENTRY's name is one of LIST's. */
@@ -313,8 +319,8 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 			rc = CLI_USAGE;
 			goto out;
 		}
-		nvars = o->envelope ? preload_vars(ws, PRELOAD_IN_ENVELOPE, NULL, vars)
-				    : preload_vars(ws, preload_path(), getenv("LD_PRELOAD"), vars);
+		nvars = o->envelope ? preload_vars(ws, PRELOAD_IN_ENVELOPE, NULL, true, vars)
+				    : preload_vars(ws, preload_path(), getenv("LD_PRELOAD"), false, vars);
 	}
 	env = build_env(vars, nvars, o->env, o->nenv, !o->envelope);
 	if (!env) {

@@ -44,6 +44,7 @@ static struct {
 	char            env_root[PATH_MAX + 16];
 	char            env_policy[PATH_MAX + 20];
 	char           *env_policy_text; /* "PATHGATE_POLICY_TEXT=...", or NULL */
+	unsigned        root_flags;      /* PG_ROOT_XDEV inside an envelope */
 	bool            log;
 	pthread_mutex_t reopen;
 } g = { .reopen = PTHREAD_MUTEX_INITIALIZER };
@@ -102,7 +103,7 @@ static int move_high(int fd)
 
 static pg_root *open_root(const char *dir)
 {
-	pg_root *root = pg_root_open(dir, g.policy, 0);
+	pg_root *root = pg_root_open(dir, g.policy, g.root_flags);
 
 	if (!root)
 		return NULL;
@@ -157,6 +158,66 @@ static void find_self(void)
 	snprintf(g.env_preload, sizeof(g.env_preload), "LD_PRELOAD=%s", g.self);
 }
 
+/* The whole of /proc/self/status in BUF; false when it does not read. */
+static bool read_status(char *buf, size_t size)
+{
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while (got + 1 < size && (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	return got > 0;
+}
+
+/* True when STATUS has NAME's line with exactly VALUE ("NoNewPrivs: 1"),
+ * or with ALL_ZERO a value of zeros only (CapEff: no capability). */
+static bool status_is(const char *status, const char *name, const char *value, bool all_zero)
+{
+	size_t len = strlen(name);
+	const char *p = status;
+
+	while (p && *p) {
+		if (strncmp(p, name, len) == 0 && p[len] == ':') {
+			size_t vlen;
+
+			p += len + 1;
+			p += strspn(p, " \t");
+			vlen = strcspn(p, "\n");
+			if (all_zero)
+				return vlen > 0 && strspn(p, "0") == vlen;
+			return vlen == strlen(value) && strncmp(p, value, vlen) == 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* True when pathgate run said this process runs inside its envelope
+ * (PATHGATE_ENVELOPE=1) and the process cannot make a mount itself: no
+ * effective capability and no_new_privs, which is how bwrap leaves the
+ * child (--cap-drop ALL, --disable-userns).  Then every mount beneath the
+ * root is the plan's (read regions bound read-only, masks) and the root
+ * is opened with PG_ROOT_XDEV, so resolution crosses them as the envelope
+ * shows them.  Anywhere else (and for a privileged process told so) a
+ * mount stays a refused crossing (workspace.path-escape). */
+static bool inside_envelope(void)
+{
+	const char *env = getenv("PATHGATE_ENVELOPE");
+	char status[8192];
+
+	if (!env || strcmp(env, "1") != 0 || !read_status(status, sizeof(status)))
+		return false;
+	return status_is(status, "NoNewPrivs", "1", false) &&
+	       status_is(status, "CapEff", NULL, true);
+}
+
 /* A child forked while another thread re-opened the root must not find
  * the lock held by a thread it does not have. */
 static void reset_in_child(void)
@@ -175,6 +236,8 @@ static void init(void)
 		return;
 	}
 	g.log = log && *log && strcmp(log, "0") != 0;
+	if (inside_envelope())
+		g.root_flags |= PG_ROOT_XDEV;
 	find_self();
 	snprintf(g.env_root, sizeof(g.env_root), "PATHGATE_ROOT=%s", dir);
 	if (load_policy(dir) < 0) {
@@ -654,7 +717,8 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 			continue;
 		}
 		if (is_var(envp[i], "PATHGATE_ROOT", 13) || is_var(envp[i], "PATHGATE_POLICY", 15) ||
-		    is_var(envp[i], "PATHGATE_POLICY_TEXT", 20))
+		    is_var(envp[i], "PATHGATE_POLICY_TEXT", 20) ||
+		    is_var(envp[i], "PATHGATE_ENVELOPE", 17))
 			continue;
 		out[k++] = envp[i];
 	}
@@ -675,6 +739,10 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 		out[k++] = g.env_policy;
 	if (g.env_policy_text)
 		out[k++] = g.env_policy_text;
+	/* The envelope does not change for a child: it keeps what this
+	 * process was told, whatever the program put in ENVP. */
+	if (g.root_flags & PG_ROOT_XDEV)
+		out[k++] = (char *)"PATHGATE_ENVELOPE=1";
 	out[k] = NULL;
 }
 
@@ -711,6 +779,10 @@ void pl_environ_ensure(void)
 	}
 	if (g.env_policy_text && !getenv("PATHGATE_POLICY_TEXT"))
 		setenv("PATHGATE_POLICY_TEXT", g.env_policy_text + 21, 1);
+	if (g.root_flags & PG_ROOT_XDEV)
+		setenv("PATHGATE_ENVELOPE", "1", 1);
+	else
+		unsetenv("PATHGATE_ENVELOPE");
 	pthread_mutex_unlock(&lock);
 }
 
