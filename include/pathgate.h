@@ -124,6 +124,10 @@ struct pg_verdict {
  * (errno and pg_last_refusal() set). */
 int     pg_check(pg_root *root, const char *path, enum pg_op op, struct pg_verdict *out);
 
+/* The operation pg_open judges open(2) FLAGS as: CREATE with O_CREAT;
+ * WRITE with O_WRONLY, O_RDWR, O_TRUNC or O_TMPFILE; else READ. */
+enum pg_op pg_op_for_open_flags(int flags);
+
 #define PG_BATCH_NO_URING 0x1u /* judge one path at a time, no io_uring */
 /* Judge N paths; verdicts identical to N calls of pg_check.  Returns the
  * number of refused paths, or -1 on error. */

@@ -98,7 +98,10 @@ static bool walk_after(const pg_root *root, enum pg_op op, int err)
 	return pg_needs_walk(err) || (err == ENOTDIR && pg_root_needs_identity(root, op));
 }
 
-static enum pg_op open_op(int flags)
+/* Public (pathgate.h): the one mapping of open(2) flags to an operation,
+ * for pg_open and for the preload's opens of host paths.  Pure: it
+ * leaves the thread's last refusal alone. */
+enum pg_op pg_op_for_open_flags(int flags)
 {
 	if (flags & O_CREAT)
 		return PG_OP_CREATE;
@@ -231,7 +234,7 @@ static int open_plain_locked(pg_root *root, const char *path, size_t len, int fl
 int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 {
 	struct pg_path lex;
-	enum pg_op op = open_op(flags);
+	enum pg_op op = pg_op_for_open_flags(flags);
 	bool walk = false;
 	size_t len;
 	int fd;

@@ -821,11 +821,3 @@ int pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op, const 
 	return rc;
 }
 
-enum pg_op pl_open_op(int flags)
-{
-	if (flags & O_CREAT)
-		return PG_OP_CREATE;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
-		return PG_OP_WRITE;
-	return PG_OP_READ;
-}

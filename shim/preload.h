@@ -77,12 +77,12 @@ void pl_log_refusal(const char *call, const char *path);
  * passes a library call's result through, logging a refusal;
  * pl_judge_at locates and judges (0 to go on, -1 refused); pl_judge_op
  * does the same as a whole guarded call (0 when the guard is not
- * entered); pl_open_op is the operation of open(2) FLAGS. */
+ * entered).  The operation of open(2) flags is the library's
+ * (pg_op_for_open_flags). */
 int        pl_refused(const char *call, const char *path);
 int        pl_lib_result(int rc, const char *call, const char *path);
 int        pl_judge_at(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
 int        pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
-enum pg_op pl_open_op(int flags);
 
 /* Children keep the preload: ENVP with LD_PRELOAD and PATHGATE_* (the
  * envelope flag as this process has it) put back
