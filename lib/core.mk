@@ -8,6 +8,10 @@ lib_libpathgate_internal_la_SOURCES += \
 	lib/atomic.c lib/atomic.h \
 	lib/check.c
 
+# What the shim (pathgate, the preload) may use beyond pathgate.h: one
+# header, shim.h, and the modules that decide for it.
+lib_libpathgate_internal_la_SOURCES += lib/shim.h lib/discover.c
+
 # Shared test helpers (temp trees, snapshots, fd-leak checks): other areas'
 # tests may link tests/libtestutil.la.
 check_LTLIBRARIES += tests/libtestutil.la

@@ -1,9 +1,9 @@
 /* shim.h - the shim's one window into the library: what the pathgate
  * command and libpathgate-preload.so need beyond the public API
- * (pathgate.h), and nothing else.  shim/*.c include this header and
- * pathgate.h and no other header of lib/; every decision about a policy
- * (where it comes from, what a name's verdict is and why, what an open
- * asks) is made here, once, by the library.
+ * (pathgate.h), and nothing else.  The files of shim/ include this
+ * header and pathgate.h and no other header of lib/; every decision
+ * about a policy (where it comes from, what a name's verdict is and why,
+ * what an open asks) is made by the library, once.
  *
  * Owned here: the declarations only.  The definitions live with the
  * modules that own the data: policy discovery in discover.c, the

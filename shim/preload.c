@@ -28,6 +28,7 @@
 #include "policy.h"
 #include "refusal.h"
 #include "root.h"
+#include "shim.h"
 #include "preload.h"
 
 enum pl_state { PL_INERT, PL_ACTIVE, PL_BROKEN };
@@ -120,30 +121,21 @@ static int load_policy(const char *root_dir)
 {
 	const char *file = getenv("PATHGATE_POLICY");
 	const char *text = getenv("PATHGATE_POLICY_TEXT");
-	char dflt[PATH_MAX], canon[PATH_MAX];
-	struct stat st;
+	char *source = NULL;
+	int rc;
 
 	g.policy = pg_policy_new();
 	if (!g.policy)
 		return -1;
 	if (text && *text && asprintf(&g.env_policy_text, "PATHGATE_POLICY_TEXT=%s", text) < 0)
 		g.env_policy_text = NULL;
-	if (file && *file) {
-		if (!realpath(file, canon))
-			snprintf(canon, sizeof(canon), "%s", file);
-		snprintf(g.env_policy, sizeof(g.env_policy), "PATHGATE_POLICY=%s", canon);
-		if (pg_policy_load(g.policy, file) == 0)
-			return 0;
-		if (!text || !*text)
-			return -1;
-		return pg_policy_parse(g.policy, text, strlen(text));
-	}
-	if (text && *text)
-		return pg_policy_parse(g.policy, text, strlen(text));
-	if (snprintf(dflt, sizeof(dflt), "%s/.pathgate", root_dir) < (int)sizeof(dflt) &&
-	    stat(dflt, &st) == 0 && S_ISREG(st.st_mode))
-		return pg_policy_load(g.policy, dflt);
-	return pg_policy_parse(g.policy, pg_default_policy_text, strlen(pg_default_policy_text));
+	rc = pg_policy_discover(g.policy, root_dir, file, text, &source);
+	/* Children are handed the file by the name given (canonical), not
+	 * the ROOT/.pathgate they find themselves. */
+	if (file && *file && source)
+		snprintf(g.env_policy, sizeof(g.env_policy), "PATHGATE_POLICY=%s", source);
+	free(source);
+	return rc;
 }
 
 static void find_self(void)
