@@ -4,6 +4,7 @@
 lib_libpathgate_internal_la_SOURCES += \
 	lib/root.c lib/root.h \
 	lib/resolve.c lib/resolve.h \
+	lib/judge.c lib/judge.h \
 	lib/ops.c lib/ops.h \
 	lib/atomic.c lib/atomic.h \
 	lib/check.c
@@ -43,5 +44,10 @@ tests_test_casefold_SOURCES = tests/test_casefold.c
 tests_test_casefold_CFLAGS = $(TEST_CFLAGS)
 tests_test_casefold_LDADD = $(CORE_TEST_LIBS)
 TESTS += tests/test_casefold
+
+# The module call graph (tools/lib-calls): no cycle between root and resolve.
+dist_check_SCRIPTS += tests/test_lib_calls.sh
+TESTS += tests/test_lib_calls.sh
+EXTRA_DIST += tools/lib-calls
 
 dist_man_MANS += man/libpathgate.3

@@ -76,6 +76,16 @@ int  pg_landing_ok_locked(pg_root *root, const struct pg_res *res, const char *d
 int  pg_verify_landing_locked(pg_root *root, const struct pg_res *res, bool is_dir,
 			      const char *display);
 
+/* Judge the object with identity (DEV, INO) and NLINK links, a
+ * non-directory an operation reached, for OP, lock held: a hard link to a
+ * denied (or, for writes, a read-only) file is refused like the file's
+ * own name.  When the identity set misses an object with other links, the
+ * files the rules name are resolved again (a denied file recreated since,
+ * then linked) and, for a write, the read-only directories they name are
+ * searched within a budget.  Returns 0 or -1 with the refusal recorded. */
+int  pg_resolve_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
+				enum pg_op op, const char *display);
+
 /* Open the object RES resolved to with FLAGS (relative to its parent, never
  * re-walking a string); the caller holds the lock. */
 int  pg_res_reopen(const pg_root *root, const struct pg_res *res, int flags, mode_t mode);
