@@ -59,6 +59,7 @@ typedef struct pg_root pg_root;
 /* Root flags. */
 #define PG_ROOT_XDEV        0x1u /* allow crossing mount points beneath the root */
 #define PG_ROOT_NO_OPENAT2  0x2u /* use the O_PATH|O_NOFOLLOW walk, never openat2 */
+#define PG_ROOT_HIGH_FD     0x4u /* hold the root's fd above the numbers programs use */
 
 /* Open DIR as a workspace root judged by POLICY (copied; NULL means
  * "write ."). */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -21,6 +22,7 @@
 #include "refusal.h"
 #include "resolve.h"
 #include "root.h"
+#include "shim.h"
 
 #define PG_DEFAULT_WRITE_LIMIT (64ull << 20)
 
@@ -288,6 +290,36 @@ static int root_identity(pg_root *root)
 	return 0;
 }
 
+/* Move FD above the numbers programs use and expect free (daemons that
+ * close(0) and reopen, shells that dup2 onto 3..9): at 1000, or 64 below
+ * the descriptor limit when that is lower.  FD itself when it cannot. */
+static int move_high(int fd)
+{
+	struct rlimit rl;
+	long floor = 1000;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)rl.rlim_cur - 64 < floor)
+		floor = (long)rl.rlim_cur - 64;
+	if (floor <= 10)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/* Declared in shim.h. */
+bool pg_root_intact(const pg_root *root)
+{
+	struct stat st;
+
+	return root && fstat(root->fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_dev == root->dev && st.st_ino == root->ino;
+}
+
 pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 {
 	pg_root *root;
@@ -298,7 +330,7 @@ pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 		pg_refuse(PG_R_BAD_PATH, dir ? ENOENT : EINVAL, dir, "no root directory given");
 		return NULL;
 	}
-	if (flags & ~(PG_ROOT_XDEV | PG_ROOT_NO_OPENAT2)) {
+	if (flags & ~(PG_ROOT_XDEV | PG_ROOT_NO_OPENAT2 | PG_ROOT_HIGH_FD)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -312,6 +344,8 @@ pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 	root->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root->fd < 0)
 		goto fail;
+	if (flags & PG_ROOT_HIGH_FD)
+		root->fd = move_high(root->fd);
 	root->path = canonical_path(root->fd, dir);
 	if (!root->path || root_identity(root) < 0)
 		goto fail;

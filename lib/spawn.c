@@ -20,6 +20,7 @@
 #include "refusal.h"
 #include "root.h"
 #include "seccomp-filter.h"
+#include "shim.h"
 
 extern char **environ;
 
@@ -662,6 +663,20 @@ pg_plan *pg_plan_build(pg_root *root, unsigned flags)
 	if (pl)
 		pg_envelope_report_plan(pl);
 	return pl;
+}
+
+/* Declared in shim.h: pathgate run lends its preload into a plan it
+ * built, then launches under that plan. */
+int pg_plan_lend(pg_plan *plan, const char *host, const char *dest, const char *why)
+{
+	return pg_envelope_lend(plan, host, dest, why);
+}
+
+int pg_plan_spawn(pid_t *pid, pg_plan *plan, const char *file,
+		  const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+		  char *const argv[], char *const envp[])
+{
+	return pg_envelope_spawn(pid, plan, file, actions, attr, argv, envp);
 }
 
 int pg_spawn(pid_t *pid, pg_root *root, const char *file,

@@ -13,9 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "envelope.h"
 #include "pathgate.h"
-#include "refusal.h"
+#include "shim.h"
 #include "cli.h"
 
 extern char **environ;
@@ -260,7 +259,7 @@ static int spawn_failed(const char *cmd)
 {
 	int err = errno;
 
-	if (pg_refusal_code() == PG_R_SANDBOX_UNAVAILABLE) {
+	if (cli_sandbox_refused()) {
 		cli_print_refusal(stderr, "run: the envelope cannot be built here");
 		return CLI_SANDBOX;
 	}
@@ -282,14 +281,14 @@ static int spawn_in_envelope(struct cli_workspace *ws, const struct run_opts *o,
 
 	if (!plan)
 		return spawn_failed(cmdv[0]);
-	if (o->preload && pg_envelope_lend(plan, preload_path(), PRELOAD_IN_ENVELOPE,
-					   "pathgate run: the preload") < 0) {
+	if (o->preload && pg_plan_lend(plan, preload_path(), PRELOAD_IN_ENVELOPE,
+				       "pathgate run: the preload") < 0) {
 		fprintf(stderr, "pathgate: run: cannot lend the preload %s to the envelope: %s\n",
 			preload_path(), strerror(errno));
 		pg_plan_free(plan);
 		return CLI_SANDBOX;
 	}
-	err = pg_envelope_spawn(pid, plan, file, NULL, NULL, cmdv, env);
+	err = pg_plan_spawn(pid, plan, file, NULL, NULL, cmdv, env);
 	pg_plan_free(plan);
 	if (err) {
 		errno = err;

@@ -60,6 +60,13 @@ void cli_print_refusal(FILE *out, const char *what)
 		fprintf(out, "pathgate: %s: %s\n", what, strerror(errno));
 }
 
+bool cli_sandbox_refused(void)
+{
+	const char *name = pg_last_refusal()->name;
+
+	return name && strcmp(name, "exec.sandbox-unavailable") == 0;
+}
+
 /* Length of the valid UTF-8 sequence at S, 0 when it is not one. */
 static size_t utf8_len(const unsigned char *s)
 {

@@ -20,14 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pathgate.h"
-#include "policy.h"
-#include "refusal.h"
-#include "root.h"
 #include "shim.h"
 #include "preload.h"
 
@@ -82,36 +78,11 @@ static void say(const char *a, const char *b, const char *c)
 		return;
 }
 
-/* Move FD above the numbers programs use and expect free (daemons that
- * close(0) and reopen, shells that dup2 onto 3..9). */
-static int move_high(int fd)
-{
-	struct rlimit rl;
-	long floor = 1000;
-	int hi;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (long)rl.rlim_cur - 64 < floor)
-		floor = (long)rl.rlim_cur - 64;
-	if (floor <= 10)
-		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
-	if (hi < 0)
-		return fd;
-	close(fd);
-	return hi;
-}
-
+/* The root's fd is kept out of the program's way (PG_ROOT_HIGH_FD):
+ * daemons close(0) and reopen, shells dup2 onto 3..9. */
 static pg_root *open_root(const char *dir)
 {
-	pg_root *root = pg_root_open(dir, g.policy, g.root_flags);
-
-	if (!root)
-		return NULL;
-	/* The preload is the one holder that must keep its fd out of the
-	 * program's way; root.c owns the field otherwise. */
-	root->fd = move_high(root->fd);
-	return root;
+	return pg_root_open(dir, g.policy, g.root_flags | PG_ROOT_HIGH_FD);
 }
 
 /* PATHGATE_POLICY names the policy file; PATHGATE_POLICY_TEXT carries its
@@ -296,13 +267,12 @@ bool pl_active(void)
 static pg_root *live_root(void)
 {
 	pg_root *root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
-	struct stat st;
 
-	if (root && fstat(root->fd, &st) == 0 && st.st_dev == root->dev && st.st_ino == root->ino)
+	if (pg_root_intact(root))
 		return root;
 	pthread_mutex_lock(&g.reopen);
 	root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
-	if (!root || fstat(root->fd, &st) < 0 || st.st_dev != root->dev || st.st_ino != root->ino) {
+	if (!pg_root_intact(root)) {
 		pg_root *fresh = open_root(g.root_path);
 
 		if (fresh)
@@ -539,9 +509,7 @@ static bool held_covers(const struct pl_name *n, enum pg_op op)
 
 int pl_judge_name(const struct pl_name *n, enum pg_op op)
 {
-	struct pg_judgement j;
 	const char *name = n->abs;
-	char rule[512];
 
 	if (n->where == PL_PASS || held_covers(n, op))
 		return 0;
@@ -550,18 +518,7 @@ int pl_judge_name(const struct pl_name *n, enum pg_op op)
 		if (!name)
 			name = "";
 	}
-	pthread_rwlock_rdlock(&n->root->lock);
-	pg_policy_judge(n->root->policy, name, strlen(name), &j);
-	pthread_rwlock_unlock(&n->root->lock);
-	if (j.access == PG_DENY || (op != PG_OP_READ && j.access == PG_READ)) {
-		rule[0] = '\0';
-		if (j.rule)
-			pg_rule_render(j.rule, rule, sizeof(rule));
-		if (j.access == PG_DENY)
-			return pg_refuse(PG_R_DENIED, EACCES, n->abs, rule);
-		return pg_refuse(PG_R_READ_ONLY, EROFS, n->abs, rule);
-	}
-	return 0;
+	return pg_root_judge_name(n->root, name, op, n->abs);
 }
 
 /* Where the host name ABS really leads: every symlink resolved, the final

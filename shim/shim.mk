@@ -1,9 +1,11 @@
-# shim/shim.mk: the pathgate command, the LD_PRELOAD interposer, and
-# pg_check_batch (lib/batch.c), with their tests.
+# shim/shim.mk: the pathgate command and the LD_PRELOAD interposer, with
+# their tests.  Both reach the library through pathgate.h and lib/shim.h
+# alone.
 lib_libpathgate_internal_la_SOURCES += lib/batch.c lib/batch.h
 
-# The command links the internal library: explain reads the compiled
-# policy (pg_policy_judge, pins) that the shared library keeps private.
+# The command links the internal library: shim.h's calls (policy
+# discovery, explain, the plan's lending) are not exported by
+# libpathgate.so.
 bin_PROGRAMS += shim/pathgate
 shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
 	shim/cli-run.c shim/srt.c shim/srt.h
@@ -28,6 +30,12 @@ shim_libpathgate_preload_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shar
 shim_libpathgate_preload_la_LIBADD = lib/libpathgate-internal.la -ldl
 
 dist_man_MANS += man/pathgate.1
+
+check_PROGRAMS += tests/test_shim_api
+tests_test_shim_api_SOURCES = tests/test_shim_api.c
+tests_test_shim_api_CFLAGS = $(TEST_CFLAGS)
+tests_test_shim_api_LDADD = tests/libtestutil.la $(TEST_LIBS)
+TESTS += tests/test_shim_api
 
 check_PROGRAMS += tests/test_batch
 tests_test_batch_SOURCES = tests/test_batch.c
