@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "judge.h"
 #include "ops.h"
 #include "path.h"

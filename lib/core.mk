@@ -1,13 +1,14 @@
-# lib/core.mk: the core library (root, resolution, operations, atomic
-# writes, pg_check), its shared test helpers and its unit, race, crash and
-# casefold tests.
+# lib/core.mk: the core library (root, resolution, judging, operations,
+# atomic writes, pg_check and pg_check_batch), its shared test helpers
+# and its unit, race, crash and casefold tests.
 lib_libpathgate_internal_la_SOURCES += \
 	lib/root.c lib/root.h \
 	lib/resolve.c lib/resolve.h \
 	lib/judge.c lib/judge.h \
 	lib/ops.c lib/ops.h \
 	lib/atomic.c lib/atomic.h \
-	lib/check.c
+	lib/check.c lib/check.h \
+	lib/batch.c lib/batch.h
 
 # What the shim (pathgate, the preload) may use beyond pathgate.h: one
 # header, shim.h, and the modules that decide for it.

@@ -107,21 +107,4 @@ static inline bool pg_needs_walk(int err)
 /* openat2(2) by syscall (glibc has no wrapper). */
 int pg_openat2(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve);
 
-/* ---- for lib/check.c and lib/batch.c ----
- *
- * pg_check's fast path is one openat2(root->fd, path, HOW).  A caller that
- * makes that call itself (e.g. through io_uring) hands its result to
- * pg_check_finish, which completes the verdict exactly as pg_check would.
- * pg_check_fast_how returns false when the root has no fast path (the
- * fallback walk): call pg_check instead. */
-bool pg_check_fast_how(const pg_root *root, enum pg_op op, struct open_how *how);
-/* RESULT is the fd the openat2 returned (consumed: closed here) or -errno.
- * Takes the root's lock itself.  Returns like pg_check. */
-int  pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
-		     struct pg_verdict *out);
-/* The same with RESULT's fd left open: the caller closes it (lib/batch.c
- * closes a round's fds through the ring with the next round's opens). */
-int  pg_check_finish_borrowed(pg_root *root, const char *path, enum pg_op op, int result,
-			      struct pg_verdict *out);
-
 #endif

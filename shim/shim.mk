@@ -1,7 +1,6 @@
 # shim/shim.mk: the pathgate command and the LD_PRELOAD interposer, with
-# their tests.  Both reach the library through pathgate.h and lib/shim.h
-# alone.
-lib_libpathgate_internal_la_SOURCES += lib/batch.c lib/batch.h
+# their tests (and pg_check_batch's, which pathgate check - drives).
+# Both reach the library through pathgate.h and lib/shim.h alone.
 
 # The command links the internal library: shim.h's calls (policy
 # discovery, explain, the plan's lending) are not exported by

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "atomic.h"
+#include "check.h"
 #include "pathgate.h"
 #include "path.h"
 #include "refusal.h"
