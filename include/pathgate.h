@@ -59,6 +59,7 @@ typedef struct pg_root pg_root;
 /* Root flags. */
 #define PG_ROOT_XDEV        0x1u /* allow crossing mount points beneath the root */
 #define PG_ROOT_NO_OPENAT2  0x2u /* use the O_PATH|O_NOFOLLOW walk, never openat2 */
+#define PG_ROOT_HIGH_FD     0x4u /* hold the root's fd above the numbers programs use */
 
 /* Open DIR as a workspace root judged by POLICY (copied; NULL means
  * "write ."). */
@@ -123,6 +124,10 @@ struct pg_verdict {
  * would, then apply the policy.  Returns 0 when allowed, -1 when refused
  * (errno and pg_last_refusal() set). */
 int     pg_check(pg_root *root, const char *path, enum pg_op op, struct pg_verdict *out);
+
+/* The operation pg_open judges open(2) FLAGS as: CREATE with O_CREAT;
+ * WRITE with O_WRONLY, O_RDWR, O_TRUNC or O_TMPFILE; else READ. */
+enum pg_op pg_op_for_open_flags(int flags);
 
 #define PG_BATCH_NO_URING 0x1u /* judge one path at a time, no io_uring */
 /* Judge N paths; verdicts identical to N calls of pg_check.  Returns the

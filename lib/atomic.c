@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "judge.h"
 #include "ops.h"
 #include "path.h"
 #include "refusal.h"
@@ -368,7 +369,7 @@ static int clear_in(pg_root *root, const struct pg_res *dir, int fd, const char 
 		n = snprintf(name, sizeof(name), "%s%s%s", dir->real, dir->real_len ? "/" : "",
 			     e->d_name);
 		if (n < 0 || (size_t)n >= sizeof(name) ||
-		    pg_root_judge_locked(root, name, (size_t)n, PG_OP_DELETE, display) < 0) {
+		    pg_judge_locked(root, name, (size_t)n, PG_OP_DELETE, display) < 0) {
 			pg_refusal_clear();
 			continue;
 		}

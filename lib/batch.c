@@ -27,6 +27,7 @@
 
 #include "pathgate.h"
 #include "batch.h"
+#include "check.h"
 #include "refusal.h"
 #include "resolve.h"
 

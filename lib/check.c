@@ -13,6 +13,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "check.h"
+#include "judge.h"
 #include "ops.h"
 #include "path.h"
 #include "refusal.h"
@@ -41,7 +43,7 @@ static void verdict_allowed(struct pg_verdict *out, pg_root *root, const char *r
 	out->allowed = 1;
 	out->name = NULL;
 	out->err = 0;
-	pg_root_judge_rule_locked(root, real, len, op, NULL, out->rule, sizeof(out->rule));
+	pg_judge_rule_locked(root, real, len, op, NULL, out->rule, sizeof(out->rule));
 }
 
 static void verdict_refused(struct pg_verdict *out)
@@ -77,13 +79,13 @@ static int finish_fast(pg_root *root, const char *path, const char *name, size_t
 {
 	struct statx stx;
 
-	if (!pg_root_needs_identity(root, op) && op != PG_OP_DELETE)
+	if (!pg_judge_needs_identity(root, op) && op != PG_OP_DELETE)
 		return 0;
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_NLINK, &stx) < 0)
 		return -1;
-	if (!S_ISDIR(stx.stx_mode) && pg_root_needs_identity(root, op) &&
-	    pg_root_judge_identity_locked(root, makedev(stx.stx_dev_major, stx.stx_dev_minor),
-					  stx.stx_ino, stx.stx_nlink, op, path) < 0)
+	if (!S_ISDIR(stx.stx_mode) && pg_judge_needs_identity(root, op) &&
+	    pg_resolve_identity_locked(root, makedev(stx.stx_dev_major, stx.stx_dev_minor),
+				       stx.stx_ino, stx.stx_nlink, op, path) < 0)
 		return -1;
 	if (op == PG_OP_DELETE)
 		return judge_delete(root, path, name, len, &stx, is_root);
@@ -133,7 +135,7 @@ static int lexical_of(const char *path, struct lexical *l)
 static int finish_locked(pg_root *root, const char *path, struct lexical *l,
 			 enum pg_op op, int result, struct pg_verdict *out)
 {
-	if (pg_root_judge_locked(root, l->name, l->len, op, path) < 0)
+	if (pg_judge_locked(root, l->name, l->len, op, path) < 0)
 		return -1;
 	if (result >= 0) {
 		if (finish_fast(root, path, l->name, l->len, l->is_root, op, result) < 0)
@@ -151,7 +153,7 @@ static int finish_locked(pg_root *root, const char *path, struct lexical *l,
 	/* ENOTDIR: the walk judges the object's identity before the kernel's
 	 * answer, as pg_open does. */
 	if (result != -ENOSYS && result != -ENOENT && !pg_needs_walk(-result) &&
-	    !(result == -ENOTDIR && pg_root_needs_identity(root, op))) {
+	    !(result == -ENOTDIR && pg_judge_needs_identity(root, op))) {
 		errno = -result;
 		return -1;
 	}

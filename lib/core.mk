@@ -1,12 +1,18 @@
-# lib/core.mk: the core library (root, resolution, operations, atomic
-# writes, pg_check), its shared test helpers and its unit, race, crash and
-# casefold tests.
+# lib/core.mk: the core library (root, resolution, judging, operations,
+# atomic writes, pg_check and pg_check_batch), its shared test helpers
+# and its unit, race, crash and casefold tests.
 lib_libpathgate_internal_la_SOURCES += \
 	lib/root.c lib/root.h \
 	lib/resolve.c lib/resolve.h \
+	lib/judge.c lib/judge.h \
 	lib/ops.c lib/ops.h \
 	lib/atomic.c lib/atomic.h \
-	lib/check.c
+	lib/check.c lib/check.h \
+	lib/batch.c lib/batch.h
+
+# What the shim (pathgate, the preload) may use beyond pathgate.h: one
+# header, shim.h, and the modules that decide for it.
+lib_libpathgate_internal_la_SOURCES += lib/shim.h lib/discover.c lib/explain.c
 
 # Shared test helpers (temp trees, snapshots, fd-leak checks): other areas'
 # tests may link tests/libtestutil.la.
@@ -39,5 +45,10 @@ tests_test_casefold_SOURCES = tests/test_casefold.c
 tests_test_casefold_CFLAGS = $(TEST_CFLAGS)
 tests_test_casefold_LDADD = $(CORE_TEST_LIBS)
 TESTS += tests/test_casefold
+
+# The module call graph (tools/lib-calls): no cycle between root and resolve.
+dist_check_SCRIPTS += tests/test_lib_calls.sh
+TESTS += tests/test_lib_calls.sh
+EXTRA_DIST += tools/lib-calls
 
 dist_man_MANS += man/libpathgate.3

@@ -4,6 +4,9 @@ lib_libpathgate_internal_la_SOURCES += \
 	lib/envelope.c lib/envelope.h lib/envelope-plan.h \
 	lib/plan-store.c lib/plan-walk.c lib/plan-argv.c \
 	lib/spawn.c lib/seccomp.c lib/seccomp-filter.h
+# The launcher's probe of bwrap and its report, each a module of its own.
+lib_libpathgate_internal_la_SOURCES += lib/bwrap-probe.c lib/bwrap-probe.h \
+	lib/spawn-report.c lib/spawn-report.h
 
 # Every case launches a real child under bwrap (as root here; as nobody
 # from test_envelope_unpriv.sh).

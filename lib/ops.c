@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "judge.h"
 #include "ops.h"
 #include "path.h"
 #include "refusal.h"
@@ -74,12 +75,12 @@ int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *displ
 {
 	struct stat st;
 
-	if (!pg_root_needs_identity(root, op))
+	if (!pg_judge_needs_identity(root, op))
 		return fd;
 	if (fstat(fd, &st) < 0 ||
 	    (!S_ISDIR(st.st_mode) &&
-	     pg_root_judge_identity_locked(root, st.st_dev, st.st_ino, st.st_nlink, op,
-					   display) < 0)) {
+	     pg_resolve_identity_locked(root, st.st_dev, st.st_ino, st.st_nlink, op,
+					display) < 0)) {
 		int err = errno;
 
 		close(fd);
@@ -95,10 +96,13 @@ int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *displ
  * not told apart from a directory). */
 static bool walk_after(const pg_root *root, enum pg_op op, int err)
 {
-	return pg_needs_walk(err) || (err == ENOTDIR && pg_root_needs_identity(root, op));
+	return pg_needs_walk(err) || (err == ENOTDIR && pg_judge_needs_identity(root, op));
 }
 
-static enum pg_op open_op(int flags)
+/* Public (pathgate.h): the one mapping of open(2) flags to an operation,
+ * for pg_open and for the preload's opens of host paths.  Pure: it
+ * leaves the thread's last refusal alone. */
+enum pg_op pg_op_for_open_flags(int flags)
 {
 	if (flags & O_CREAT)
 		return PG_OP_CREATE;
@@ -184,7 +188,7 @@ static int open_slow(pg_root *root, const char *path, const struct pg_path *lex,
 int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 		   int flags, mode_t mode, enum pg_op op)
 {
-	if (pg_root_judge_locked(root, lex->buf, lex->len, op, path) < 0)
+	if (pg_judge_locked(root, lex->buf, lex->len, op, path) < 0)
 		return -1;
 	if ((flags & O_CREAT) && lex->trailing_slash) {
 		errno = EISDIR; /* as the kernel answers: O_CREAT makes no directory */
@@ -212,7 +216,7 @@ static int open_plain_locked(pg_root *root, const char *path, size_t len, int fl
 {
 	int fd;
 
-	if (pg_root_judge_locked(root, path, len, op, path) < 0)
+	if (pg_judge_locked(root, path, len, op, path) < 0)
 		return -1;
 	fd = pg_openat2(root->fd, path, flags, mode, root->resolve | RESOLVE_NO_SYMLINKS);
 	if (fd >= 0)
@@ -231,7 +235,7 @@ static int open_plain_locked(pg_root *root, const char *path, size_t len, int fl
 int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 {
 	struct pg_path lex;
-	enum pg_op op = open_op(flags);
+	enum pg_op op = pg_op_for_open_flags(flags);
 	bool walk = false;
 	size_t len;
 	int fd;
@@ -324,13 +328,13 @@ static int stat_judged(pg_root *root, const char *path, const char *name, size_t
 {
 	int rc;
 
-	if (pg_root_judge_locked(root, name, len, PG_OP_READ, path) < 0)
+	if (pg_judge_locked(root, name, len, PG_OP_READ, path) < 0)
 		return STAT_FAILED;
 	rc = stat_fast(root, path, follow, stx);
 	if (rc == STAT_DONE && !S_ISDIR(stx->stx_mode) &&
-	    pg_root_needs_identity(root, PG_OP_READ) &&
-	    pg_root_judge_identity_locked(root, makedev(stx->stx_dev_major, stx->stx_dev_minor),
-					  stx->stx_ino, stx->stx_nlink, PG_OP_READ, path) < 0)
+	    pg_judge_needs_identity(root, PG_OP_READ) &&
+	    pg_resolve_identity_locked(root, makedev(stx->stx_dev_major, stx->stx_dev_minor),
+				       stx->stx_ino, stx->stx_nlink, PG_OP_READ, path) < 0)
 		return STAT_FAILED;
 	return rc;
 }
@@ -472,7 +476,7 @@ static int mkdir_step(pg_root *root, const char *prefix, mode_t mode)
 		bool exists = res.exists, via = res.via_link;
 
 		if (!exists && via &&
-		    pg_root_judge_locked(root, res.real, res.real_len, PG_OP_CREATE, prefix) == 0)
+		    pg_judge_locked(root, res.real, res.real_len, PG_OP_CREATE, prefix) == 0)
 			pg_refuse(PG_R_DANGLING, ENOENT, prefix,
 				  "a symlink points at a directory that does not exist");
 		pg_res_release(&res);
@@ -482,7 +486,7 @@ static int mkdir_step(pg_root *root, const char *prefix, mode_t mode)
 		}
 		if (exists) {
 			/* A refusal of the name comes before what is there. */
-			if (pg_root_judge_locked(root, lex->buf, lex->len, PG_OP_CREATE, prefix) == 0)
+			if (pg_judge_locked(root, lex->buf, lex->len, PG_OP_CREATE, prefix) == 0)
 				errno = ENOTDIR;
 			goto out;
 		}
@@ -612,8 +616,8 @@ static int rename_judged(pg_root *root, const char *from, const char *to,
 			return -1;
 		}
 		/* The destination's object moves to the source's name. */
-		if (pg_root_judge_locked(root, dst->real, dst->real_len, PG_OP_DELETE, to) < 0 ||
-		    pg_root_judge_locked(root, src->real, src->real_len, PG_OP_CREATE, from) < 0)
+		if (pg_judge_locked(root, dst->real, dst->real_len, PG_OP_DELETE, to) < 0 ||
+		    pg_judge_locked(root, src->real, src->real_len, PG_OP_CREATE, from) < 0)
 			return -1;
 	}
 	if (!(flags & RENAME_NOREPLACE) && pinned(root, dst))

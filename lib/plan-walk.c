@@ -33,6 +33,7 @@
 
 #include "envelope.h"
 #include "envelope-plan.h"
+#include "judge.h"
 #include "resolve.h"
 #include "root.h"
 
@@ -98,12 +99,12 @@ static enum pg_access judge_identity(struct walker *w, const struct stat *st,
 
 	if (acc == PG_DENY || S_ISDIR(st->st_mode) || !beneath_root(w->pl, w->path, w->len))
 		return acc;
-	if (pg_root_needs_identity(root, PG_OP_READ) &&
-	    pg_root_judge_identity_locked(root, st->st_dev, st->st_ino, st->st_nlink,
+	if (pg_judge_needs_identity(root, PG_OP_READ) &&
+	    pg_resolve_identity_locked(root, st->st_dev, st->st_ino, st->st_nlink,
 					  PG_OP_READ, w->path) < 0)
 		return PG_DENY;
-	if (acc == PG_WRITE && pg_root_needs_identity(root, PG_OP_WRITE) &&
-	    pg_root_judge_identity_locked(root, st->st_dev, st->st_ino, st->st_nlink,
+	if (acc == PG_WRITE && pg_judge_needs_identity(root, PG_OP_WRITE) &&
+	    pg_resolve_identity_locked(root, st->st_dev, st->st_ino, st->st_nlink,
 					  PG_OP_WRITE, w->path) < 0)
 		return PG_READ;
 	return acc;

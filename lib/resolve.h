@@ -76,6 +76,16 @@ int  pg_landing_ok_locked(pg_root *root, const struct pg_res *res, const char *d
 int  pg_verify_landing_locked(pg_root *root, const struct pg_res *res, bool is_dir,
 			      const char *display);
 
+/* Judge the object with identity (DEV, INO) and NLINK links, a
+ * non-directory an operation reached, for OP, lock held: a hard link to a
+ * denied (or, for writes, a read-only) file is refused like the file's
+ * own name.  When the identity set misses an object with other links, the
+ * files the rules name are resolved again (a denied file recreated since,
+ * then linked) and, for a write, the read-only directories they name are
+ * searched within a budget.  Returns 0 or -1 with the refusal recorded. */
+int  pg_resolve_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
+				enum pg_op op, const char *display);
+
 /* Open the object RES resolved to with FLAGS (relative to its parent, never
  * re-walking a string); the caller holds the lock. */
 int  pg_res_reopen(const pg_root *root, const struct pg_res *res, int flags, mode_t mode);
@@ -96,22 +106,5 @@ static inline bool pg_needs_walk(int err)
 
 /* openat2(2) by syscall (glibc has no wrapper). */
 int pg_openat2(int dirfd, const char *path, int flags, mode_t mode, uint64_t resolve);
-
-/* ---- for lib/check.c and lib/batch.c ----
- *
- * pg_check's fast path is one openat2(root->fd, path, HOW).  A caller that
- * makes that call itself (e.g. through io_uring) hands its result to
- * pg_check_finish, which completes the verdict exactly as pg_check would.
- * pg_check_fast_how returns false when the root has no fast path (the
- * fallback walk): call pg_check instead. */
-bool pg_check_fast_how(const pg_root *root, enum pg_op op, struct open_how *how);
-/* RESULT is the fd the openat2 returned (consumed: closed here) or -errno.
- * Takes the root's lock itself.  Returns like pg_check. */
-int  pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
-		     struct pg_verdict *out);
-/* The same with RESULT's fd left open: the caller closes it (lib/batch.c
- * closes a round's fds through the ring with the next round's opens). */
-int  pg_check_finish_borrowed(pg_root *root, const char *path, enum pg_op op, int result,
-			      struct pg_verdict *out);
 
 #endif

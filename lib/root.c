@@ -1,6 +1,6 @@
-/* root.c - the workspace root: opening it, its private policy with the
- * rules derived from what is on disk, the identities of denied files, and
- * the judge every operation calls. */
+/* root.c - the workspace root: opening it, and its private policy with
+ * the rules and the identity set derived from what is on disk (judge.c
+ * owns the set and judges with it). */
 #include "config.h"
 
 #include <dirent.h>
@@ -11,340 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "judge.h"
 #include "path.h"
 #include "refusal.h"
 #include "resolve.h"
 #include "root.h"
+#include "shim.h"
 
 #define PG_DEFAULT_WRITE_LIMIT (64ull << 20)
-
-struct pg_identity {
-	dev_t          dev;
-	ino_t          ino;
-	enum pg_access access;
-	char           rule[512];
-};
-
-struct pg_identity_set {
-	size_t             n, cap;
-	struct pg_identity *v;
-	/* The names of the files literal rules named at refresh: looked at
-	 * again when an object with other links misses the set (a denied
-	 * file recreated since, then linked). */
-	char             **files;
-	size_t             nfiles;
-	/* Read-only directories literal rules name: searched (within a budget)
-	 * when a multi-linked object is written and misses the set. */
-	char             **ro_dirs;
-	size_t             nro_dirs;
-};
-
-static void ids_free(struct pg_identity_set *ids)
-{
-	if (!ids)
-		return;
-	for (size_t i = 0; i < ids->nfiles; i++)
-		free(ids->files[i]);
-	free(ids->files);
-	for (size_t i = 0; i < ids->nro_dirs; i++)
-		free(ids->ro_dirs[i]);
-	free(ids->ro_dirs);
-	free(ids->v);
-	free(ids);
-}
-
-static int add_name(char ***list, size_t *n, const char *name)
-{
-	char **v = realloc(*list, (*n + 1) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	*list = v;
-	v[*n] = strdup(name);
-	if (!v[*n])
-		return -1;
-	(*n)++;
-	return 0;
-}
-
-static int ids_add_file(struct pg_identity_set *ids, const char *name)
-{
-	return add_name(&ids->files, &ids->nfiles, name);
-}
-
-static int ids_add(struct pg_identity_set *ids, const struct statx *stx,
-		   enum pg_access access, const char *rule)
-{
-	struct pg_identity *e;
-
-	if (ids->n == ids->cap) {
-		size_t cap = ids->cap ? ids->cap * 2 : 8;
-		struct pg_identity *v = realloc(ids->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		ids->v = v;
-		ids->cap = cap;
-	}
-	e = &ids->v[ids->n++];
-	e->dev = makedev(stx->stx_dev_major, stx->stx_dev_minor);
-	e->ino = stx->stx_ino;
-	e->access = access;
-	snprintf(e->rule, sizeof(e->rule), "%s", rule);
-	return 0;
-}
-
-/* ------------------------------------------------------------- judging */
-
-static enum pg_access needed_access(enum pg_op op)
-{
-	return op == PG_OP_READ ? PG_READ : PG_WRITE;
-}
-
-static int refuse_access(enum pg_access got, const char *display, const char *rule)
-{
-	return pg_refuse(got == PG_DENY ? PG_R_DENIED : PG_R_READ_ONLY, 0,
-			 display, rule);
-}
-
-static void render_judgement(const struct pg_judgement *j, char *buf, size_t size)
-{
-	const struct pg_rule *r = j->cap ? j->cap : j->rule;
-
-	if (r)
-		pg_rule_render(r, buf, size);
-	else
-		snprintf(buf, size, "no rule covers the name");
-}
-
-int pg_root_judge_rule_locked(pg_root *root, const char *name, size_t len,
-			      enum pg_op op, const char *display,
-			      char *rule, size_t size)
-{
-	struct pg_judgement j;
-	enum pg_access got = pg_policy_judge(root->policy, name, len, &j);
-
-	if (got >= needed_access(op)) {
-		if (rule && size) {
-			if (j.rule)
-				render_judgement(&j, rule, size);
-			else
-				rule[0] = '\0';
-		}
-		return 0;
-	}
-	char buf[512];
-
-	render_judgement(&j, buf, sizeof(buf));
-	if (rule && size)
-		snprintf(rule, size, "%s", buf);
-	return refuse_access(got, display, buf);
-}
-
-int pg_root_judge_locked(pg_root *root, const char *name, size_t len,
-			 enum pg_op op, const char *display)
-{
-	struct pg_judgement j;
-	enum pg_access got = pg_policy_judge(root->policy, name, len, &j);
-	char buf[512];
-
-	if (got >= needed_access(op))
-		return 0;
-	render_judgement(&j, buf, sizeof(buf));
-	return refuse_access(got, display, buf);
-}
-
-static int cmp_identity(const void *a, const void *b)
-{
-	const struct pg_identity *x = a, *y = b;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (int)x->access - (int)y->access; /* the strictest first */
-}
-
-static int refuse_link(enum pg_access access, const char *rule, const char *display)
-{
-	char why[600];
-
-	snprintf(why, sizeof(why), "%s (another link to the same file)", rule);
-	return refuse_access(access, display, why);
-}
-
-static int probe(pg_root *root, const char *name, unsigned how, struct pg_res *res);
-
-/* An object with other links missed the set: is one of the files the
- * rules name that object now? */
-static int recheck_named_files(pg_root *root, dev_t dev, ino_t ino, enum pg_op op,
-			       const char *display)
-{
-	const struct pg_identity_set *ids = root->ids;
-
-	for (size_t i = 0; i < ids->nfiles; i++) {
-		struct pg_judgement j;
-		struct pg_res res;
-		bool same;
-
-		if (probe(root, ids->files[i], PG_RES_FOLLOW, &res) < 0) {
-			pg_refusal_clear();
-			continue;
-		}
-		same = res.exists && res.stx.stx_ino == ino &&
-		       (dev_t)makedev(res.stx.stx_dev_major, res.stx.stx_dev_minor) == dev;
-		pg_res_release(&res);
-		if (!same)
-			continue;
-		enum pg_access access = pg_policy_judge(root->policy, ids->files[i],
-							strlen(ids->files[i]), &j);
-		if (access < needed_access(op)) {
-			char rule[512];
-
-			render_judgement(&j, rule, sizeof(rule));
-			return refuse_link(access, rule, display);
-		}
-	}
-	return 0;
-}
-
-#define PG_ID_SEARCH_BUDGET 4096
-#define PG_ID_SEARCH_DEPTH  16
-
-struct search {
-	dev_t    dev;
-	ino_t    ino;
-	uint64_t mnt_id;
-	unsigned budget;
-	char     name[PG_REAL_MAX + PG_NAME_MAX + 2];
-};
-
-/* Is (dev, ino) a non-directory beneath directory FD (owned), named
- * se->name[0, len)?  1 with its name in se->name, else 0. */
-static int search_dir(struct search *se, int fd, size_t len, unsigned depth)
-{
-	DIR *dir = fdopendir(fd);
-	struct dirent *e;
-	int found = 0;
-
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
-	while (!found && se->budget > 0 && (e = readdir(dir))) {
-		size_t n = strlen(e->d_name);
-		struct statx stx;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    len + 1 + n >= sizeof(se->name))
-			continue;
-		se->budget--;
-		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN && e->d_ino != se->ino)
-			continue;
-		if (statx(dirfd(dir), e->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-			  STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0)
-			continue;
-		se->name[len] = '/';
-		memcpy(se->name + len + 1, e->d_name, n + 1);
-		if (S_ISDIR(stx.stx_mode)) {
-			if (depth < PG_ID_SEARCH_DEPTH && stx.stx_mnt_id == se->mnt_id) {
-				int sub = openat(dirfd(dir), e->d_name,
-						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-				if (sub >= 0)
-					found = search_dir(se, sub, len + 1 + n, depth + 1);
-			}
-		} else if (!S_ISLNK(stx.stx_mode) && stx.stx_ino == se->ino &&
-			   (dev_t)makedev(stx.stx_dev_major, stx.stx_dev_minor) == se->dev) {
-			found = 1;
-		}
-	}
-	closedir(dir);
-	return found;
-}
-
-/* A multi-linked object is about to be written: is another link of it
- * inside a read-only directory a rule names? */
-static int search_read_only_dirs(pg_root *root, dev_t dev, ino_t ino, const char *display)
-{
-	const struct pg_identity_set *ids = root->ids;
-	struct search *se = malloc(sizeof(*se));
-	int rc = 0;
-
-	if (!se)
-		return -1;
-	se->dev = dev;
-	se->ino = ino;
-	se->budget = PG_ID_SEARCH_BUDGET;
-	for (size_t i = 0; i < ids->nro_dirs && rc == 0 && se->budget > 0; i++) {
-		struct pg_res res;
-		int fd;
-
-		if (probe(root, ids->ro_dirs[i], PG_RES_FOLLOW, &res) < 0) {
-			pg_refusal_clear();
-			continue;
-		}
-		fd = res.exists && S_ISDIR(res.stx.stx_mode) ?
-		     pg_res_reopen(root, &res, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1;
-		se->mnt_id = res.stx.stx_mnt_id;
-		memcpy(se->name, res.real, res.real_len + 1);
-		if (fd >= 0 && search_dir(se, fd, res.real_len, 0)) {
-			struct pg_judgement j;
-			enum pg_access access = pg_policy_judge(root->policy, se->name,
-								strlen(se->name), &j);
-
-			if (access < PG_WRITE) {
-				char rule[512];
-
-				render_judgement(&j, rule, sizeof(rule));
-				rc = refuse_link(access, rule, display);
-			}
-		}
-		pg_res_release(&res);
-	}
-	free(se);
-	return rc;
-}
-
-int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
-				  enum pg_op op, const char *display)
-{
-	const struct pg_identity_set *ids = root->ids;
-	struct pg_identity key = { .dev = dev, .ino = ino, .access = PG_DENY };
-	const struct pg_identity *e;
-	size_t lo = 0, hi;
-
-	if (!ids)
-		return 0;
-	/* The first entry not below KEY: the strictest for this identity. */
-	hi = ids->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_identity(&ids->v[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	e = lo < ids->n ? &ids->v[lo] : NULL;
-	if (!e || e->ino != ino || e->dev != dev) {
-		if (nlink <= 1)
-			return 0;
-		if (recheck_named_files(root, dev, ino, op, display) < 0)
-			return -1;
-		if (op != PG_OP_READ && ids->nro_dirs)
-			return search_read_only_dirs(root, dev, ino, display);
-		return 0;
-	}
-	if (e->access >= needed_access(op))
-		return 0;
-	return refuse_link(e->access, e->rule, display);
-}
 
 /* ------------------------------------------------------------- refresh */
 
@@ -392,18 +72,6 @@ struct scan {
 	char             name[PG_REAL_MAX + PG_NAME_MAX + 2];
 };
 
-static int record_stx(struct derived *d, const char *name, size_t len, const struct statx *stx)
-{
-	struct pg_judgement j;
-	enum pg_access access = pg_policy_judge(d->policy, name, len, &j);
-	char rule[512];
-
-	if (access == PG_WRITE)
-		return 0;
-	render_judgement(&j, rule, sizeof(rule));
-	return ids_add(d->ids, stx, access, rule);
-}
-
 /* Record every non-directory beneath directory FD (owned), named
  * sc->name[0, len), staying on its mount. */
 static int scan_dir(struct scan *sc, int fd, size_t len, unsigned depth)
@@ -432,7 +100,7 @@ static int scan_dir(struct scan *sc, int fd, size_t len, unsigned depth)
 		if (S_ISLNK(stx.stx_mode))
 			continue;
 		if (!S_ISDIR(stx.stx_mode)) {
-			rc = record_stx(sc->d, sc->name, len + 1 + n, &stx);
+			rc = pg_ids_record(sc->d->ids, sc->d->policy, sc->name, len + 1 + n, &stx);
 		} else if (depth < PG_ID_SCAN_DEPTH && stx.stx_mnt_id == sc->mnt_id) {
 			int sub = openat(dirfd(dir), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -457,13 +125,13 @@ static int record_identity(pg_root *root, struct derived *d, const char *name, s
 	if (probe(root, name, PG_RES_FOLLOW, &res) < 0)
 		return 0;
 	if (res.exists && !S_ISDIR(res.stx.stx_mode)) {
-		rc = record_stx(d, name, len, &res.stx);
+		rc = pg_ids_record(d->ids, d->policy, name, len, &res.stx);
 		if (rc == 0)
-			rc = ids_add_file(d->ids, name);
+			rc = pg_ids_add_file(d->ids, name);
 	} else if (res.exists &&
 		   pg_policy_judge(d->policy, res.real, res.real_len,
 				   &(struct pg_judgement){ 0 }) == PG_READ) {
-		rc = add_name(&d->ids->ro_dirs, &d->ids->nro_dirs, res.real);
+		rc = pg_ids_add_ro_dir(d->ids, res.real);
 	} else if (res.exists && *budget > 0 &&
 		   pg_policy_judge(d->policy, res.real, res.real_len,
 				   &(struct pg_judgement){ 0 }) == PG_DENY) {
@@ -499,7 +167,7 @@ static int derive(pg_root *root, struct derived *d)
 			d->policy = pg_policy_for_root(p, root->path);
 		pg_policy_free(p);
 	}
-	d->ids = calloc(1, sizeof(*d->ids));
+	d->ids = pg_ids_new();
 	if (!d->policy || !d->ids)
 		return -1;
 
@@ -527,8 +195,6 @@ static int derive(pg_root *root, struct derived *d)
 		if (record_identity(root, d, r->path, strlen(r->path), &budget) < 0)
 			return -1;
 	}
-	if (d->ids->n)  /* qsort's base must not be NULL, even for none */
-		qsort(d->ids->v, d->ids->n, sizeof(*d->ids->v), cmp_identity);
 	/* Warm the compiled form before other threads judge with it. */
 	struct pg_judgement j;
 
@@ -539,7 +205,7 @@ static int derive(pg_root *root, struct derived *d)
 static void derived_free(struct derived *d)
 {
 	pg_policy_free(d->policy);
-	ids_free(d->ids);
+	pg_ids_free(d->ids);
 }
 
 int pg_root_refresh(pg_root *root)
@@ -547,6 +213,7 @@ int pg_root_refresh(pg_root *root)
 	struct derived d = { 0 };
 	pg_policy *old_policy;
 	struct pg_identity_set *old_ids;
+	bool has_deny, has_read;
 
 	pg_refusal_clear();
 	if (!root) {
@@ -560,24 +227,17 @@ int pg_root_refresh(pg_root *root)
 		errno = err;
 		return -1;
 	}
+	pg_ids_seal(d.ids, &has_deny, &has_read);
 	pthread_rwlock_wrlock(&root->lock);
 	old_policy = root->policy;
 	old_ids = root->ids;
 	root->policy = d.policy;
 	root->ids = d.ids;
-	root->has_deny_ids = false;
-	root->has_read_ids = false;
-	for (size_t i = 0; i < d.ids->n; i++) {
-		if (d.ids->v[i].access == PG_DENY)
-			root->has_deny_ids = true;
-		else
-			root->has_read_ids = true;
-	}
-	if (d.ids->nro_dirs)
-		root->has_read_ids = true; /* writes look at their objects */
+	root->has_deny_ids = has_deny;
+	root->has_read_ids = has_read;
 	pthread_rwlock_unlock(&root->lock);
 	pg_policy_free(old_policy);
-	ids_free(old_ids);
+	pg_ids_free(old_ids);
 	return 0;
 }
 
@@ -630,6 +290,36 @@ static int root_identity(pg_root *root)
 	return 0;
 }
 
+/* Move FD above the numbers programs use and expect free (daemons that
+ * close(0) and reopen, shells that dup2 onto 3..9): at 1000, or 64 below
+ * the descriptor limit when that is lower.  FD itself when it cannot. */
+static int move_high(int fd)
+{
+	struct rlimit rl;
+	long floor = 1000;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)rl.rlim_cur - 64 < floor)
+		floor = (long)rl.rlim_cur - 64;
+	if (floor <= 10)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/* Declared in shim.h. */
+bool pg_root_intact(const pg_root *root)
+{
+	struct stat st;
+
+	return root && fstat(root->fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_dev == root->dev && st.st_ino == root->ino;
+}
+
 pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 {
 	pg_root *root;
@@ -640,7 +330,7 @@ pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 		pg_refuse(PG_R_BAD_PATH, dir ? ENOENT : EINVAL, dir, "no root directory given");
 		return NULL;
 	}
-	if (flags & ~(PG_ROOT_XDEV | PG_ROOT_NO_OPENAT2)) {
+	if (flags & ~(PG_ROOT_XDEV | PG_ROOT_NO_OPENAT2 | PG_ROOT_HIGH_FD)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -654,6 +344,8 @@ pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 	root->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root->fd < 0)
 		goto fail;
+	if (flags & PG_ROOT_HIGH_FD)
+		root->fd = move_high(root->fd);
 	root->path = canonical_path(root->fd, dir);
 	if (!root->path || root_identity(root) < 0)
 		goto fail;
@@ -682,7 +374,7 @@ void pg_root_close(pg_root *root)
 		close(root->fd);
 	pg_policy_free(root->policy);
 	pg_policy_free(root->base);
-	ids_free(root->ids);
+	pg_ids_free(root->ids);
 	pthread_rwlock_destroy(&root->lock);
 	free(root->path);
 	free(root);

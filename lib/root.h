@@ -1,9 +1,10 @@
 /* root.h - owns struct pg_root: the held root directory, its canonical host
  * path, the root's private copy of the policy (with rules derived from what
- * is on disk), the identities of denied files, the write bound, and the
- * choice of resolver.  Other modules read these fields; only root.c writes
- * them.  (Contract for the envelope, batch and shim modules: the fields
- * below and the functions declared here are stable.) */
+ * is on disk), the identity set of denied and read-only files (judge.c's),
+ * the write bound, and the choice of resolver.  Other modules of lib/ read
+ * these fields; only root.c writes them.  (Contract for the envelope and
+ * batch modules: the fields below are stable.  The shim never sees the
+ * struct: it asks through shim.h.) */
 #ifndef PG_ROOT_H
 #define PG_ROOT_H
 
@@ -15,7 +16,7 @@
 #include "pathgate.h"
 #include "policy.h"
 
-struct pg_identity_set;   /* private to root.c */
+struct pg_identity_set;   /* private to judge.c */
 
 struct pg_root {
 	int               fd;        /* O_PATH|O_DIRECTORY|O_CLOEXEC, owned */
@@ -41,33 +42,5 @@ struct pg_root {
 	bool              has_deny_ids;
 	bool              has_read_ids;
 };
-
-/* Judge the normalised root-relative NAME (LEN bytes) for OP, with the
- * root's lock held by the caller (read).  Returns 0 when allowed, else
- * records the refusal (workspace.denied / workspace.read-only) with the
- * deciding rule and returns -1.  DISPLAY is the path named in the refusal. */
-int pg_root_judge_locked(pg_root *root, const char *name, size_t len,
-			 enum pg_op op, const char *display);
-
-/* Like pg_root_judge_locked; also renders the deciding rule (when allowed
- * too) into RULE (SIZE bytes, "" when no rule covers). */
-int pg_root_judge_rule_locked(pg_root *root, const char *name, size_t len,
-			      enum pg_op op, const char *display,
-			      char *rule, size_t size);
-
-/* Judge the object with identity (DEV, INO) and NLINK links, a
- * non-directory an operation reached, for OP, lock held: a hard link to a
- * denied (or, for writes, a read-only) file is refused like the file's own
- * name.  An object with other links that misses the recorded identities is
- * compared with what the rules' file names are now.  Returns 0 or -1 with
- * the refusal recorded. */
-int pg_root_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
-				  enum pg_op op, const char *display);
-
-/* True when OP on a non-directory must be judged by identity too. */
-static inline bool pg_root_needs_identity(const pg_root *root, enum pg_op op)
-{
-	return root->has_deny_ids || (op != PG_OP_READ && root->has_read_ids);
-}
 
 #endif

@@ -12,10 +12,7 @@
 #include <unistd.h>
 
 #include "pathgate.h"
-#include "path.h"
-#include "policy.h"
-#include "refusal.h"
-#include "root.h"
+#include "shim.h"
 #include "cli.h"
 
 static const char *const access_name[] = {
@@ -27,55 +24,9 @@ static const char *const op_name[] = {
 	[PG_OP_CREATE] = "create", [PG_OP_DELETE] = "delete",
 };
 
-/* The name explain talks about: relative to the root when it lies inside
- * it (rel), else an absolute host path (abs only). */
-struct target {
-	struct pg_path p;
-	bool           inside;
-	char           rel[PG_PATH_MAX + 2];   /* policy name: "a/b", or "/usr/x" outside */
-	char           abs[PATH_MAX + PG_PATH_MAX + 2];
-};
-
-static int make_target(pg_root *root, const char *raw, struct target *t)
-{
-	const char *rp = pg_root_path(root);
-
-	if (pg_path_normalise(raw, true, &t->p) < 0)
-		return -1;
-	if (!t->p.absolute) {
-		t->inside = true;
-		snprintf(t->rel, sizeof(t->rel), "%s", t->p.buf);
-	} else {
-		const char *body = t->p.buf[0] == '/' ? t->p.buf + 1 : t->p.buf;
-		const char *rbody = rp[0] == '/' ? rp + 1 : rp;
-		size_t bl = strlen(rbody);
-
-		if (strncmp(body, rbody, bl) == 0 && (body[bl] == '\0' || body[bl] == '/')) {
-			t->inside = true;
-			snprintf(t->rel, sizeof(t->rel), "%s", body[bl] ? body + bl + 1 : "");
-		} else {
-			t->inside = false;
-			snprintf(t->rel, sizeof(t->rel), "/%s", body);
-		}
-	}
-	if (t->inside)
-		snprintf(t->abs, sizeof(t->abs), "%s%s%s", rp, t->rel[0] ? "/" : "", t->rel);
-	else
-		snprintf(t->abs, sizeof(t->abs), "%s", t->rel);
-	return 0;
-}
-
-static void print_rule(const char *label, const struct pg_rule *r)
-{
-	char buf[512];
-
-	pg_rule_render(r, buf, sizeof(buf));
-	printf("%-10s %s\n", label, buf);
-}
-
 /* The verdict of each operation, as the library resolves the name (through
  * symlinks, by identity); the read verdict goes to *READ. */
-static void explain_ops(pg_root *root, const struct target *t, struct pg_verdict *read)
+static void explain_ops(pg_root *root, const struct pg_explanation *t, struct pg_verdict *read)
 {
 	int op;
 
@@ -92,7 +43,7 @@ static void explain_ops(pg_root *root, const struct target *t, struct pg_verdict
 
 		memset(&v, 0, sizeof(v));
 		snprintf(label, sizeof(label), "%s:", op_name[op]);
-		pg_check(root, t->rel[0] ? t->rel : ".", (enum pg_op)op, &v);
+		pg_check(root, t->name[0] ? t->name : ".", (enum pg_op)op, &v);
 		if (op == PG_OP_READ)
 			*read = v;
 		if (v.allowed)
@@ -104,72 +55,61 @@ static void explain_ops(pg_root *root, const struct target *t, struct pg_verdict
 	}
 }
 
-static void explain_symlink_and_links(const struct pg_rule *r, pg_root *root)
+static void explain_symlink_and_links(const struct pg_explanation *e, pg_root *root)
 {
 	char file[PATH_MAX + PG_PATH_MAX + 2], target[PATH_MAX];
+	const char *path = e->rule_path;
 	struct stat st;
 	ssize_t n;
 
-	if (r->glob)
+	if (e->rule_glob)
 		return;
-	if (r->absolute)
-		snprintf(file, sizeof(file), "%s", r->path);
+	if (e->rule_absolute)
+		snprintf(file, sizeof(file), "%s", path);
 	else
-		snprintf(file, sizeof(file), "%s%s%s", pg_root_path(root), r->path[0] ? "/" : "", r->path);
+		snprintf(file, sizeof(file), "%s%s%s", pg_root_path(root), path[0] ? "/" : "", path);
 	if (lstat(file, &st) < 0) {
 		printf("%-10s %s does not exist: no mount can hold it; the library refuses to create it "
-		       "under every spelling\n", "", r->path);
+		       "under every spelling\n", "", path);
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
 		n = readlink(file, target, sizeof(target) - 1);
 		if (n >= 0) {
 			target[n] = '\0';
-			printf("%-10s %s is a symlink: its target %s is denied too\n", "", r->path, target);
+			printf("%-10s %s is a symlink: its target %s is denied too\n", "", path, target);
 		}
 	} else if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
 		printf("%-10s %s has %ju hard links: every other name of the file is refused too "
-		       "(judged by identity)\n", "", r->path, (uintmax_t)st.st_nlink - 1);
+		       "(judged by identity)\n", "", path, (uintmax_t)st.st_nlink - 1);
 	}
 }
 
-/* Every name a deny covers, as pathgate sees them. */
-static void explain_covers(const struct pg_judgement *j, pg_root *root)
+/* Every name a deny (or read) covers, as pathgate sees them. */
+static void explain_covers(const struct pg_explanation *e, pg_root *root)
 {
-	const struct pg_rule *r = j->rule;
-	char folded[PG_PATH_MAX + 1];
-	size_t n;
-
-	if (!r || r->access == PG_WRITE)
+	if (!e->has_rule || e->rule_access == PG_WRITE)
 		return;
-	n = pg_fold(r->path, strlen(r->path), folded, sizeof(folded));
-	printf("%-10s %s%s%s and everything beneath it\n", "covers:", r->path[0] ? r->path : ".",
-	       r->glob ? " (a glob: every name it matches, at any depth it reaches)" : "", "");
-	if (n != (size_t)-1 && r->path[0] && strcmp(r->path, "/") != 0)
-		printf("%-10s every spelling in its collision class \"%.*s\" (case-folded, NFD): ./x, "
-		       "a/../x, x/, other cases and Unicode forms\n", "", (int)n, folded);
-	explain_symlink_and_links(r, root);
+	printf("%-10s %s%s%s and everything beneath it\n", "covers:", e->rule_path[0] ? e->rule_path : ".",
+	       e->rule_glob ? " (a glob: every name it matches, at any depth it reaches)" : "", "");
+	if (e->rule_folded[0])
+		printf("%-10s every spelling in its collision class \"%s\" (case-folded, NFD): ./x, "
+		       "a/../x, x/, other cases and Unicode forms\n", "", e->rule_folded);
+	explain_symlink_and_links(e, root);
 }
 
-static void explain_pins(pg_policy *policy, const struct target *t)
+static void explain_pins(const struct pg_explanation *t)
 {
-	unsigned i;
-	bool any = false;
+	size_t i;
 
 	if (!t->inside) {
 		printf("%-10s none: pins protect names inside the root\n", "pinned:");
 		return;
 	}
-	for (i = 1; i <= t->p.ncomp; i++) {
-		size_t len = pg_path_prefix_len(&t->p, i);
-
-		if (pg_policy_pinned(policy, t->rel, len)) {
-			printf("%-10s %.*s (rename and removal refused: workspace.pinned, EBUSY)\n",
-			       any ? "" : "pinned:", (int)len, t->rel);
-			any = true;
-		}
-	}
-	if (!any)
+	for (i = 0; i < t->npins; i++)
+		printf("%-10s %.*s (rename and removal refused: workspace.pinned, EBUSY)\n",
+		       i ? "" : "pinned:", (int)t->pins[i], t->name);
+	if (!t->npins)
 		printf("%-10s none on the way to this name\n", "pinned:");
 }
 
@@ -199,7 +139,8 @@ static bool path_covers(const char *dir, const char *p)
 /* Whether the envelope holds ACCESS at T: the topmost mount covering it
  * (mounts are emitted shallow first: the last covering one is on top). */
 /* The seam of the plan that names T, or one the deciding RULE left. */
-static const struct pg_seam *find_seam(const pg_plan *plan, const struct target *t, const char *rule)
+static const struct pg_seam *find_seam(const pg_plan *plan, const struct pg_explanation *t,
+				       const char *rule)
 {
 	size_t i;
 
@@ -215,7 +156,7 @@ static const struct pg_seam *find_seam(const pg_plan *plan, const struct target 
 
 /* The topmost mount over T (mounts are emitted shallow first: the last
  * covering one lies on top); a pin counts only on its own directory. */
-static const struct pg_mount *top_mount(const pg_plan *plan, const struct target *t)
+static const struct pg_mount *top_mount(const pg_plan *plan, const struct pg_explanation *t)
 {
 	const struct pg_mount *top = NULL;
 	size_t i;
@@ -231,7 +172,8 @@ static const struct pg_mount *top_mount(const pg_plan *plan, const struct target
 }
 
 /* Whether the envelope holds ACCESS at T as well as the library. */
-static void explain_held(pg_root *root, const struct target *t, enum pg_access access, const char *rule)
+static void explain_held(pg_root *root, const struct pg_explanation *t, enum pg_access access,
+			 const char *rule)
 {
 	static const char *const kind_says[] = {
 		[MOUNT_NONE] = "nothing", [MOUNT_MASK] = "a mask", [MOUNT_RO] = "a read-only mount",
@@ -270,52 +212,39 @@ static void explain_held(pg_root *root, const struct target *t, enum pg_access a
 
 static int explain_one(pg_root *root, const char *raw)
 {
-	struct target *t = calloc(1, sizeof(*t));
+	struct pg_explanation *e = calloc(1, sizeof(*e));
 	struct pg_verdict rv;
-	struct pg_judgement j;
-	pg_policy *policy = root->policy;
+	int rc;
 
-	if (!t) {
+	if (!e) {
 		perror("pathgate");
 		return CLI_USAGE;
 	}
-	if (make_target(root, raw, t) < 0) {
+	if (pg_root_explain(root, raw, e) < 0) {
 		cli_print_refusal(stderr, raw);
-		free(t);
+		free(e);
 		return CLI_REFUSED;
 	}
-	/* Nothing refreshes this root meanwhile: the rule pointers stay good
-	 * after the lock is dropped for pg_check, which takes it itself. */
-	pthread_rwlock_rdlock(&root->lock);
-	pg_policy_judge(policy, t->rel, strlen(t->rel), &j);
-	pthread_rwlock_unlock(&root->lock);
 	printf("%-10s %s\n", "path:", raw);
-	printf("%-10s %s (%s)\n", "name:", t->abs, t->inside ? "inside the root" : "outside the root");
-	printf("%-10s %s\n", "decision:", access_name[j.access]);
-	if (j.rule)
-		print_rule("rule:", j.rule);
+	printf("%-10s %s (%s)\n", "name:", e->abs, e->inside ? "inside the root" : "outside the root");
+	printf("%-10s %s\n", "decision:", access_name[e->access]);
+	if (e->has_rule)
+		printf("%-10s %s\n", "rule:", e->rule);
 	else
 		printf("%-10s none covers it: denied\n", "rule:");
-	if (j.cap)
-		print_rule("capped by:", j.cap);
-	explain_ops(root, t, &rv);
+	if (e->cap[0])
+		printf("%-10s %s\n", "capped by:", e->cap);
+	explain_ops(root, e, &rv);
 	/* The name may reach another: a symlink to a denied name, a hard link
 	 * to a denied file.  The library judges what is reached. */
-	if (rv.name && j.access != PG_DENY && strcmp(rv.name, "workspace.denied") == 0)
+	if (rv.name && e->access != PG_DENY && strcmp(rv.name, "workspace.denied") == 0)
 		printf("%-10s the name reaches a denied object: %s\n", "reaches:", rv.rule[0] ? rv.rule : rv.name);
-	explain_covers(&j, root);
-	pthread_rwlock_rdlock(&root->lock);
-	explain_pins(policy, t);
-	pthread_rwlock_unlock(&root->lock);
-	{
-		char rule[512] = "";
-
-		if (j.rule)
-			pg_rule_render(j.rule, rule, sizeof(rule));
-		explain_held(root, t, j.access, j.rule ? rule : NULL);
-	}
-	free(t);
-	return j.access == PG_DENY || (!rv.allowed && rv.name) ? CLI_REFUSED : CLI_OK;
+	explain_covers(e, root);
+	explain_pins(e);
+	explain_held(root, e, e->access, e->has_rule ? e->rule : NULL);
+	rc = e->access == PG_DENY || (!rv.allowed && rv.name) ? CLI_REFUSED : CLI_OK;
+	free(e);
+	return rc;
 }
 
 int explain_main(int argc, char **argv)
@@ -419,7 +348,7 @@ int plan_main(int argc, char **argv)
 		plan = pg_plan_build(ws.root, 0);
 		if (!plan) {
 			cli_print_refusal(stderr, "plan");
-			rc = pg_refusal_code() == PG_R_SANDBOX_UNAVAILABLE ? CLI_SANDBOX : CLI_USAGE;
+			rc = cli_sandbox_refused() ? CLI_SANDBOX : CLI_USAGE;
 		} else {
 			print_plan(plan, argv_too);
 			pg_plan_free(plan);

@@ -13,15 +13,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "envelope.h"
 #include "pathgate.h"
-#include "refusal.h"
+#include "shim.h"
 #include "cli.h"
 
 extern char **environ;
 
-/* LD_PRELOAD, PATHGATE_ROOT, PATHGATE_POLICY, PATHGATE_POLICY_TEXT */
-#define RUN_VARS 4
+/* LD_PRELOAD, PATHGATE_ROOT, PATHGATE_POLICY, PATHGATE_POLICY_TEXT,
+ * PATHGATE_ENVELOPE */
+#define RUN_VARS 5
 /* The kernel's bound on one environment string is 128 KiB. */
 #define RUN_TEXT_MAX (100 * 1024)
 
@@ -152,9 +152,11 @@ static char *policy_text(const char *file)
 }
 
 /* The variables that configure the preload in the child.  Returns how
- * many were written to VARS (each owned by the caller). */
+ * many were written to VARS (each owned by the caller).  In the envelope
+ * (ENVELOPE) the preload is told so: the mounts beneath the root are the
+ * plan's, and it crosses them (see PATHGATE_ENVELOPE in pathgate(1)). */
 static size_t preload_vars(const struct cli_workspace *ws, const char *preload,
-			   const char *inherited_preload, char *vars[RUN_VARS])
+			   const char *inherited_preload, bool envelope, char *vars[RUN_VARS])
 {
 	char *text;
 	size_t n = 0;
@@ -174,6 +176,8 @@ static size_t preload_vars(const struct cli_workspace *ws, const char *preload,
 			n++;
 		free(text);
 	}
+	if (envelope && (vars[n] = strdup("PATHGATE_ENVELOPE=1")))
+		n++;
 	return n;
 }
 
@@ -187,7 +191,8 @@ static bool is_var(const char *entry, const char *name)
 static bool is_preload_var(const char *entry)
 {
 	return is_var(entry, "LD_PRELOAD") || is_var(entry, "PATHGATE_ROOT") ||
-	       is_var(entry, "PATHGATE_POLICY") || is_var(entry, "PATHGATE_POLICY_TEXT");
+	       is_var(entry, "PATHGATE_POLICY") || is_var(entry, "PATHGATE_POLICY_TEXT") ||
+	       is_var(entry, "PATHGATE_ENVELOPE");
 }
 
 /* True when ENTRY's name is one of LIST's. */
@@ -254,7 +259,7 @@ static int spawn_failed(const char *cmd)
 {
 	int err = errno;
 
-	if (pg_refusal_code() == PG_R_SANDBOX_UNAVAILABLE) {
+	if (cli_sandbox_refused()) {
 		cli_print_refusal(stderr, "run: the envelope cannot be built here");
 		return CLI_SANDBOX;
 	}
@@ -276,14 +281,14 @@ static int spawn_in_envelope(struct cli_workspace *ws, const struct run_opts *o,
 
 	if (!plan)
 		return spawn_failed(cmdv[0]);
-	if (o->preload && pg_envelope_lend(plan, preload_path(), PRELOAD_IN_ENVELOPE,
-					   "pathgate run: the preload") < 0) {
+	if (o->preload && pg_plan_lend(plan, preload_path(), PRELOAD_IN_ENVELOPE,
+				       "pathgate run: the preload") < 0) {
 		fprintf(stderr, "pathgate: run: cannot lend the preload %s to the envelope: %s\n",
 			preload_path(), strerror(errno));
 		pg_plan_free(plan);
 		return CLI_SANDBOX;
 	}
-	err = pg_envelope_spawn(pid, plan, file, NULL, NULL, cmdv, env);
+	err = pg_plan_spawn(pid, plan, file, NULL, NULL, cmdv, env);
 	pg_plan_free(plan);
 	if (err) {
 		errno = err;
@@ -313,8 +318,8 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 			rc = CLI_USAGE;
 			goto out;
 		}
-		nvars = o->envelope ? preload_vars(ws, PRELOAD_IN_ENVELOPE, NULL, vars)
-				    : preload_vars(ws, preload_path(), getenv("LD_PRELOAD"), vars);
+		nvars = o->envelope ? preload_vars(ws, PRELOAD_IN_ENVELOPE, NULL, true, vars)
+				    : preload_vars(ws, preload_path(), getenv("LD_PRELOAD"), false, vars);
 	}
 	env = build_env(vars, nvars, o->env, o->nenv, !o->envelope);
 	if (!env) {

@@ -34,6 +34,9 @@ void cli_workspace_close(struct cli_workspace *ws);
 
 /* The refusal of the last library call, as "name: rule" for messages. */
 void cli_print_refusal(FILE *out, const char *what);
+/* True when the last library call refused because no envelope can be
+ * built here (exec.sandbox-unavailable): run and plan exit 125. */
+bool cli_sandbox_refused(void);
 
 /* S as a JSON string (quotes included).  Bytes that are not UTF-8 are
  * written as \u00XX escapes so the output is always valid JSON. */

@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "pathgate.h"
-#include "policy.h"
-#include "refusal.h"
+#include "shim.h"
 #include "cli.h"
 #include "srt.h"
 
@@ -59,6 +58,13 @@ void cli_print_refusal(FILE *out, const char *what)
 		fprintf(out, "pathgate: %s: %s\n", what, r->name);
 	else
 		fprintf(out, "pathgate: %s: %s\n", what, strerror(errno));
+}
+
+bool cli_sandbox_refused(void)
+{
+	const char *name = pg_last_refusal()->name;
+
+	return name && strcmp(name, "exec.sandbox-unavailable") == 0;
 }
 
 /* Length of the valid UTF-8 sequence at S, 0 when it is not one. */
@@ -119,57 +125,21 @@ bool cli_workspace_option(struct cli_workspace *ws, int opt, const char *arg)
 	return true;
 }
 
-/* ROOT/.pathgate when it is a regular file, else NULL (owned by caller). */
-static char *root_policy_file(const char *root_dir)
-{
-	char *file;
-	struct stat st;
-
-	if (asprintf(&file, "%s/.pathgate", root_dir) < 0)
-		return NULL;
-	if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
-		return file;
-	free(file);
-	return NULL;
-}
-
+/* --policy FILE, else ROOT/.pathgate, else the embedded default: the
+ * library decides (pg_policy_discover), as it does for the preload. */
 static int load_policy(struct cli_workspace *ws)
 {
-	char *file = NULL;
-
 	ws->policy = pg_policy_new();
 	if (!ws->policy) {
 		perror("pathgate");
 		return CLI_USAGE;
 	}
-	if (ws->policy_file)
-		file = strdup(ws->policy_file);
-	else
-		file = root_policy_file(ws->root_dir);
-	if (file) {
-		/* Rules name their file: make it one a reader can find. */
-		char *canon = realpath(file, NULL);
-
-		if (canon) {
-			free(file);
-			file = canon;
-		}
-	}
-	if (!file) {
-		if (pg_policy_parse(ws->policy, pg_default_policy_text,
-				    strlen(pg_default_policy_text)) < 0) {
-			cli_print_refusal(stderr, "the embedded default policy");
-			return CLI_USAGE;
-		}
-		return CLI_OK;
-	}
-	if (pg_policy_load(ws->policy, file) < 0) {
-		cli_print_refusal(stderr, file);
-		free(file);
+	/* The preload is handed the policy by the name in ws->source. */
+	if (pg_policy_discover(ws->policy, ws->root_dir, ws->policy_file, NULL, &ws->source) < 0) {
+		cli_print_refusal(stderr, ws->source ? ws->source
+				  : ws->policy_file ? ws->policy_file : "the embedded default policy");
 		return CLI_USAGE;
 	}
-	/* The preload is handed the policy by this name. */
-	ws->source = file;
 	return CLI_OK;
 }
 
@@ -553,7 +523,7 @@ static int policy_main(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (dflt) {
-		fputs(pg_default_policy_text, stdout);
+		fputs(pg_policy_default_text(), stdout);
 		return fflush(stdout) == 0 ? CLI_OK : CLI_USAGE;
 	}
 	if (check)

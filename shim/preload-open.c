@@ -37,10 +37,10 @@ static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, con
 			fcntl(fd, F_SETFD, 0);
 		return fd;
 	}
-	if (pl_judge(&n, pl_open_op(flags)) < 0)
+	if (pl_judge(&n, pg_op_for_open_flags(flags)) < 0)
 		return pl_refused(call, path);
 	fd = PL_REAL(openat)(dirfd, path, flags, mode);
-	if (fd >= 0 && pl_open_op(flags) == PG_OP_READ && pl_judge_landing(&n, fd) < 0) {
+	if (fd >= 0 && pg_op_for_open_flags(flags) == PG_OP_READ && pl_judge_landing(&n, fd) < 0) {
 		int err = errno;
 
 		close(fd);
@@ -174,12 +174,12 @@ static FILE *guarded_fopen(const char *path, const char *mode)
 		return NULL;
 	}
 	if (n.where != PL_INSIDE || n.held >= 0) {
-		if (pl_judge(&n, pl_open_op(flags)) < 0) {
+		if (pl_judge(&n, pg_op_for_open_flags(flags)) < 0) {
 			pl_refused("fopen", path);
 			return NULL;
 		}
 		f = PL_REAL(fopen)(path, mode);
-		if (f && pl_open_op(flags) == PG_OP_READ && pl_judge_landing(&n, fileno(f)) < 0) {
+		if (f && pg_op_for_open_flags(flags) == PG_OP_READ && pl_judge_landing(&n, fileno(f)) < 0) {
 			int err = errno;
 
 			fclose(f);
@@ -229,7 +229,7 @@ FILE *freopen(const char *path, const char *mode, FILE *stream)
 
 	if (flags < 0 || !pl_enter())
 		return PL_REAL(freopen)(path, mode, stream);
-	rc = pl_judge_at(AT_FDCWD, path, 0, pl_open_op(flags), "freopen");
+	rc = pl_judge_at(AT_FDCWD, path, 0, pg_op_for_open_flags(flags), "freopen");
 	pl_leave();
 	if (rc < 0)
 		return NULL;

@@ -20,14 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pathgate.h"
-#include "policy.h"
-#include "refusal.h"
-#include "root.h"
+#include "shim.h"
 #include "preload.h"
 
 enum pl_state { PL_INERT, PL_ACTIVE, PL_BROKEN };
@@ -44,6 +41,7 @@ static struct {
 	char            env_root[PATH_MAX + 16];
 	char            env_policy[PATH_MAX + 20];
 	char           *env_policy_text; /* "PATHGATE_POLICY_TEXT=...", or NULL */
+	unsigned        root_flags;      /* PG_ROOT_XDEV inside an envelope */
 	bool            log;
 	pthread_mutex_t reopen;
 } g = { .reopen = PTHREAD_MUTEX_INITIALIZER };
@@ -80,36 +78,11 @@ static void say(const char *a, const char *b, const char *c)
 		return;
 }
 
-/* Move FD above the numbers programs use and expect free (daemons that
- * close(0) and reopen, shells that dup2 onto 3..9). */
-static int move_high(int fd)
-{
-	struct rlimit rl;
-	long floor = 1000;
-	int hi;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (long)rl.rlim_cur - 64 < floor)
-		floor = (long)rl.rlim_cur - 64;
-	if (floor <= 10)
-		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
-	if (hi < 0)
-		return fd;
-	close(fd);
-	return hi;
-}
-
+/* The root's fd is kept out of the program's way (PG_ROOT_HIGH_FD):
+ * daemons close(0) and reopen, shells dup2 onto 3..9. */
 static pg_root *open_root(const char *dir)
 {
-	pg_root *root = pg_root_open(dir, g.policy, 0);
-
-	if (!root)
-		return NULL;
-	/* The preload is the one holder that must keep its fd out of the
-	 * program's way; root.c owns the field otherwise. */
-	root->fd = move_high(root->fd);
-	return root;
+	return pg_root_open(dir, g.policy, g.root_flags | PG_ROOT_HIGH_FD);
 }
 
 /* PATHGATE_POLICY names the policy file; PATHGATE_POLICY_TEXT carries its
@@ -119,30 +92,21 @@ static int load_policy(const char *root_dir)
 {
 	const char *file = getenv("PATHGATE_POLICY");
 	const char *text = getenv("PATHGATE_POLICY_TEXT");
-	char dflt[PATH_MAX], canon[PATH_MAX];
-	struct stat st;
+	char *source = NULL;
+	int rc;
 
 	g.policy = pg_policy_new();
 	if (!g.policy)
 		return -1;
 	if (text && *text && asprintf(&g.env_policy_text, "PATHGATE_POLICY_TEXT=%s", text) < 0)
 		g.env_policy_text = NULL;
-	if (file && *file) {
-		if (!realpath(file, canon))
-			snprintf(canon, sizeof(canon), "%s", file);
-		snprintf(g.env_policy, sizeof(g.env_policy), "PATHGATE_POLICY=%s", canon);
-		if (pg_policy_load(g.policy, file) == 0)
-			return 0;
-		if (!text || !*text)
-			return -1;
-		return pg_policy_parse(g.policy, text, strlen(text));
-	}
-	if (text && *text)
-		return pg_policy_parse(g.policy, text, strlen(text));
-	if (snprintf(dflt, sizeof(dflt), "%s/.pathgate", root_dir) < (int)sizeof(dflt) &&
-	    stat(dflt, &st) == 0 && S_ISREG(st.st_mode))
-		return pg_policy_load(g.policy, dflt);
-	return pg_policy_parse(g.policy, pg_default_policy_text, strlen(pg_default_policy_text));
+	rc = pg_policy_discover(g.policy, root_dir, file, text, &source);
+	/* Children are handed the file by the name given (canonical), not
+	 * the ROOT/.pathgate they find themselves. */
+	if (file && *file && source)
+		snprintf(g.env_policy, sizeof(g.env_policy), "PATHGATE_POLICY=%s", source);
+	free(source);
+	return rc;
 }
 
 static void find_self(void)
@@ -155,6 +119,66 @@ static void find_self(void)
 			snprintf(g.self, sizeof(g.self), "%s", info.dli_fname);
 	}
 	snprintf(g.env_preload, sizeof(g.env_preload), "LD_PRELOAD=%s", g.self);
+}
+
+/* The whole of /proc/self/status in BUF; false when it does not read. */
+static bool read_status(char *buf, size_t size)
+{
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while (got + 1 < size && (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	return got > 0;
+}
+
+/* True when STATUS has NAME's line with exactly VALUE ("NoNewPrivs: 1"),
+ * or with ALL_ZERO a value of zeros only (CapEff: no capability). */
+static bool status_is(const char *status, const char *name, const char *value, bool all_zero)
+{
+	size_t len = strlen(name);
+	const char *p = status;
+
+	while (p && *p) {
+		if (strncmp(p, name, len) == 0 && p[len] == ':') {
+			size_t vlen;
+
+			p += len + 1;
+			p += strspn(p, " \t");
+			vlen = strcspn(p, "\n");
+			if (all_zero)
+				return vlen > 0 && strspn(p, "0") == vlen;
+			return vlen == strlen(value) && strncmp(p, value, vlen) == 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* True when pathgate run said this process runs inside its envelope
+ * (PATHGATE_ENVELOPE=1) and the process cannot make a mount itself: no
+ * effective capability and no_new_privs, which is how bwrap leaves the
+ * child (--cap-drop ALL, --disable-userns).  Then every mount beneath the
+ * root is the plan's (read regions bound read-only, masks) and the root
+ * is opened with PG_ROOT_XDEV, so resolution crosses them as the envelope
+ * shows them.  Anywhere else (and for a privileged process told so) a
+ * mount stays a refused crossing (workspace.path-escape). */
+static bool inside_envelope(void)
+{
+	const char *env = getenv("PATHGATE_ENVELOPE");
+	char status[8192];
+
+	if (!env || strcmp(env, "1") != 0 || !read_status(status, sizeof(status)))
+		return false;
+	return status_is(status, "NoNewPrivs", "1", false) &&
+	       status_is(status, "CapEff", NULL, true);
 }
 
 /* A child forked while another thread re-opened the root must not find
@@ -175,6 +199,8 @@ static void init(void)
 		return;
 	}
 	g.log = log && *log && strcmp(log, "0") != 0;
+	if (inside_envelope())
+		g.root_flags |= PG_ROOT_XDEV;
 	find_self();
 	snprintf(g.env_root, sizeof(g.env_root), "PATHGATE_ROOT=%s", dir);
 	if (load_policy(dir) < 0) {
@@ -241,13 +267,12 @@ bool pl_active(void)
 static pg_root *live_root(void)
 {
 	pg_root *root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
-	struct stat st;
 
-	if (root && fstat(root->fd, &st) == 0 && st.st_dev == root->dev && st.st_ino == root->ino)
+	if (pg_root_intact(root))
 		return root;
 	pthread_mutex_lock(&g.reopen);
 	root = __atomic_load_n(&g.root, __ATOMIC_ACQUIRE);
-	if (!root || fstat(root->fd, &st) < 0 || st.st_dev != root->dev || st.st_ino != root->ino) {
+	if (!pg_root_intact(root)) {
 		pg_root *fresh = open_root(g.root_path);
 
 		if (fresh)
@@ -484,9 +509,7 @@ static bool held_covers(const struct pl_name *n, enum pg_op op)
 
 int pl_judge_name(const struct pl_name *n, enum pg_op op)
 {
-	struct pg_judgement j;
 	const char *name = n->abs;
-	char rule[512];
 
 	if (n->where == PL_PASS || held_covers(n, op))
 		return 0;
@@ -495,18 +518,7 @@ int pl_judge_name(const struct pl_name *n, enum pg_op op)
 		if (!name)
 			name = "";
 	}
-	pthread_rwlock_rdlock(&n->root->lock);
-	pg_policy_judge(n->root->policy, name, strlen(name), &j);
-	pthread_rwlock_unlock(&n->root->lock);
-	if (j.access == PG_DENY || (op != PG_OP_READ && j.access == PG_READ)) {
-		rule[0] = '\0';
-		if (j.rule)
-			pg_rule_render(j.rule, rule, sizeof(rule));
-		if (j.access == PG_DENY)
-			return pg_refuse(PG_R_DENIED, EACCES, n->abs, rule);
-		return pg_refuse(PG_R_READ_ONLY, EROFS, n->abs, rule);
-	}
-	return 0;
+	return pg_root_judge_name(n->root, name, op, n->abs);
 }
 
 /* Where the host name ABS really leads: every symlink resolved, the final
@@ -654,7 +666,8 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 			continue;
 		}
 		if (is_var(envp[i], "PATHGATE_ROOT", 13) || is_var(envp[i], "PATHGATE_POLICY", 15) ||
-		    is_var(envp[i], "PATHGATE_POLICY_TEXT", 20))
+		    is_var(envp[i], "PATHGATE_POLICY_TEXT", 20) ||
+		    is_var(envp[i], "PATHGATE_ENVELOPE", 17))
 			continue;
 		out[k++] = envp[i];
 	}
@@ -675,6 +688,10 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 		out[k++] = g.env_policy;
 	if (g.env_policy_text)
 		out[k++] = g.env_policy_text;
+	/* The envelope does not change for a child: it keeps what this
+	 * process was told, whatever the program put in ENVP. */
+	if (g.root_flags & PG_ROOT_XDEV)
+		out[k++] = (char *)"PATHGATE_ENVELOPE=1";
 	out[k] = NULL;
 }
 
@@ -711,6 +728,10 @@ void pl_environ_ensure(void)
 	}
 	if (g.env_policy_text && !getenv("PATHGATE_POLICY_TEXT"))
 		setenv("PATHGATE_POLICY_TEXT", g.env_policy_text + 21, 1);
+	if (g.root_flags & PG_ROOT_XDEV)
+		setenv("PATHGATE_ENVELOPE", "1", 1);
+	else
+		unsetenv("PATHGATE_ENVELOPE");
 	pthread_mutex_unlock(&lock);
 }
 
@@ -749,11 +770,3 @@ int pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op, const 
 	return rc;
 }
 
-enum pg_op pl_open_op(int flags)
-{
-	if (flags & O_CREAT)
-		return PG_OP_CREATE;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
-		return PG_OP_WRITE;
-	return PG_OP_READ;
-}

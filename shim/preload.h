@@ -1,5 +1,5 @@
 /* preload.h - owns the guard of libpathgate-preload.so: its configuration
- * (PATHGATE_ROOT, PATHGATE_POLICY), the held root, the per-thread
+ * (PATHGATE_ROOT, PATHGATE_POLICY, PATHGATE_ENVELOPE), the held root, the per-thread
  * re-entrancy depth, the real libc functions, and where a path argument
  * lands (inside the root, or a host path judged by the absolute rules).
  * PATHGATE_POLICY_TEXT carries the policy's text where its file is out of
@@ -77,17 +77,18 @@ void pl_log_refusal(const char *call, const char *path);
  * passes a library call's result through, logging a refusal;
  * pl_judge_at locates and judges (0 to go on, -1 refused); pl_judge_op
  * does the same as a whole guarded call (0 when the guard is not
- * entered); pl_open_op is the operation of open(2) FLAGS. */
+ * entered).  The operation of open(2) flags is the library's
+ * (pg_op_for_open_flags). */
 int        pl_refused(const char *call, const char *path);
 int        pl_lib_result(int rc, const char *call, const char *path);
 int        pl_judge_at(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
 int        pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
-enum pg_op pl_open_op(int flags);
 
-/* Children keep the preload: ENVP with LD_PRELOAD and PATHGATE_* put back
+/* Children keep the preload: ENVP with LD_PRELOAD and PATHGATE_* (the
+ * envelope flag as this process has it) put back
  * into OUT (room for env_count(ENVP) + PL_ENV_EXTRA pointers); BUF (PL_ENV_BUF
  * bytes) holds a merged LD_PRELOAD.  Allocates nothing (vfork). */
-#define PL_ENV_EXTRA 5
+#define PL_ENV_EXTRA 6
 #define PL_ENV_BUF   (PATH_MAX * 2 + 16)
 size_t pl_env_count(char *const envp[]);
 void   pl_env_inject(char *const envp[], char **out, char *buf);

@@ -1,9 +1,10 @@
-# shim/shim.mk: the pathgate command, the LD_PRELOAD interposer, and
-# pg_check_batch (lib/batch.c), with their tests.
-lib_libpathgate_internal_la_SOURCES += lib/batch.c lib/batch.h
+# shim/shim.mk: the pathgate command and the LD_PRELOAD interposer, with
+# their tests (and pg_check_batch's, which pathgate check - drives).
+# Both reach the library through pathgate.h and lib/shim.h alone.
 
-# The command links the internal library: explain reads the compiled
-# policy (pg_policy_judge, pins) that the shared library keeps private.
+# The command links the internal library: shim.h's calls (policy
+# discovery, explain, the plan's lending) are not exported by
+# libpathgate.so.
 bin_PROGRAMS += shim/pathgate
 shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
 	shim/cli-run.c shim/srt.c shim/srt.h
@@ -29,6 +30,12 @@ shim_libpathgate_preload_la_LIBADD = lib/libpathgate-internal.la -ldl
 
 dist_man_MANS += man/pathgate.1
 
+check_PROGRAMS += tests/test_shim_api
+tests_test_shim_api_SOURCES = tests/test_shim_api.c
+tests_test_shim_api_CFLAGS = $(TEST_CFLAGS)
+tests_test_shim_api_LDADD = tests/libtestutil.la $(TEST_LIBS)
+TESTS += tests/test_shim_api
+
 check_PROGRAMS += tests/test_batch
 tests_test_batch_SOURCES = tests/test_batch.c
 tests_test_batch_CFLAGS = $(TEST_CFLAGS) $(SECCOMP_CFLAGS)
@@ -41,7 +48,8 @@ check_PROGRAMS += tests/preload_probe
 tests_preload_probe_SOURCES = tests/preload_probe.c
 tests_preload_probe_LDADD = -lpthread
 
-shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh
+shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
+	tests/test_run_envelope.sh
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh
 TESTS += $(shim_tests)

@@ -142,6 +142,11 @@ expect_status 0 "explain a pinned path" pg explain --root "$W" --policy "$POL" d
 expect_in "$OUT" "pinned:    dir " "explain: dir is pinned"
 expect_in "$OUT" "dir/sub (rename" "explain: dir/sub is pinned"
 expect_in "$OUT" "decision:  read" "explain: read decides dir/sub/keep"
+# The same name spelled as a host path has the same pins.
+expect_status 0 "explain a pinned path by its host path" pg explain --root "$W" --policy "$POL" \
+	"$(cd "$W" && pwd -P)/dir/sub/keep"
+expect_in "$OUT" "pinned:    dir " "explain (host path): dir is pinned"
+expect_in "$OUT" "dir/sub (rename" "explain (host path): dir/sub is pinned"
 rm -f "$W/.env"
 expect_status 1 "explain an absent denied name" pg explain --root "$W" --policy "$POL" .env
 expect_in "$OUT" "does not exist" "explain: absent"

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "atomic.h"
+#include "check.h"
 #include "pathgate.h"
 #include "path.h"
 #include "refusal.h"
@@ -1171,9 +1172,26 @@ static void test_threads_share_a_root(void **state)
 			fail_msg("thread %d: %s", i, w[i].why);
 }
 
+/* The one mapping of open flags to an operation, which pg_open and the
+ * preload share. */
+static void test_op_for_open_flags(void **state)
+{
+	(void)state;
+	assert_int_equal(pg_op_for_open_flags(O_RDONLY), PG_OP_READ);
+	assert_int_equal(pg_op_for_open_flags(O_RDONLY | O_DIRECTORY | O_NOFOLLOW), PG_OP_READ);
+	assert_int_equal(pg_op_for_open_flags(O_WRONLY), PG_OP_WRITE);
+	assert_int_equal(pg_op_for_open_flags(O_RDWR | O_APPEND), PG_OP_WRITE);
+	assert_int_equal(pg_op_for_open_flags(O_RDONLY | O_TRUNC), PG_OP_WRITE);
+	assert_int_equal(pg_op_for_open_flags(O_TMPFILE | O_RDWR), PG_OP_WRITE);
+	assert_int_equal(pg_op_for_open_flags(O_TMPFILE | O_RDONLY), PG_OP_WRITE);
+	assert_int_equal(pg_op_for_open_flags(O_WRONLY | O_CREAT | O_TRUNC), PG_OP_CREATE);
+	assert_int_equal(pg_op_for_open_flags(O_RDONLY | O_CREAT), PG_OP_CREATE);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_op_for_open_flags),
 	T(test_allowed_operations),
 	T(test_plain_errors_pass_through),
 	T(test_bad_paths),

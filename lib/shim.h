@@ -1,0 +1,95 @@
+/* shim.h - the shim's one window into the library: what the pathgate
+ * command and libpathgate-preload.so need beyond the public API
+ * (pathgate.h), and nothing else.  The files of shim/ include this
+ * header and pathgate.h and no other header of lib/; every decision
+ * about a policy (where it comes from, what a name's verdict is and why,
+ * what an open asks) is made by the library, once.
+ *
+ * Owned here: the declarations only.  The definitions live with the
+ * modules that own the data: policy discovery in discover.c, the
+ * explanation of a name in explain.c, judging a name by the policy alone
+ * in judge.c, the root's identity in root.c, the plan's lending and
+ * launch in spawn.c.  Nothing here is exported from libpathgate.so: the
+ * shim links the internal library. */
+#ifndef PG_SHIM_H
+#define PG_SHIM_H
+
+#include <limits.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pathgate.h"
+
+/* ------------------------------------------------------ policy discovery */
+
+/* Load into P (empty) the policy of the workspace at ROOT: FILE when given
+ * (its TEXT when FILE does not load and TEXT is given: inside the
+ * envelope the file beside the root is out of sight), else TEXT when
+ * given, else ROOT/.pathgate when it is a regular file, else the embedded
+ * default.  *SOURCE (SOURCE may be NULL) gets the canonical name of the
+ * file named or found, malloc'd, even when it did not load; NULL for TEXT
+ * alone or the default.  Returns 0, or -1 with errno set and the refusal
+ * (policy.invalid and its line) recorded. */
+int pg_policy_discover(pg_policy *p, const char *root, const char *file, const char *text,
+		       char **source);
+
+/* The embedded default policy's text (pathgate policy --default). */
+const char *pg_policy_default_text(void);
+
+/* ------------------------------------------------------------------ root */
+
+/* True while ROOT's descriptor is still open on the directory the root
+ * opened (a program may close it or dup2 over it: the preload then opens
+ * the root again). */
+bool pg_root_intact(const pg_root *root);
+
+/* Judge NAME by ROOT's policy alone, without resolving it: a host path
+ * (absolute) by the absolute rules, or a root-relative name as written.
+ * Takes the root's lock; allocates nothing (safe in a vfork child).
+ * Returns 0 when OP is allowed, else records workspace.denied (EACCES)
+ * or workspace.read-only (EROFS) naming DISPLAY and the deciding rule,
+ * and returns -1. */
+int pg_root_judge_name(pg_root *root, const char *name, enum pg_op op, const char *display);
+
+/* ------------------------------------------------------------- explain */
+
+/* What decides a name, for pathgate explain. */
+struct pg_explanation {
+	bool           inside;                 /* the name lies in the root */
+	char           name[PG_PATH_MAX + 2];  /* root-relative ("" the root), or "/usr/x" outside */
+	char           abs[PATH_MAX + PG_PATH_MAX + 2]; /* the host path */
+	enum pg_access access;                 /* the decision */
+	bool           has_rule;               /* false: no rule covers it (deny) */
+	char           rule[512];              /* the deciding rule, rendered */
+	char           cap[512];               /* the final rule that capped it, "" when none */
+	enum pg_access rule_access;            /* the deciding rule's word */
+	bool           rule_glob;
+	bool           rule_absolute;
+	char           rule_path[PG_PATH_MAX + 1]; /* as normalised: "a/b", "" for ".", "/usr" */
+	char           rule_folded[PG_PATH_MAX + 1]; /* its collision class, "" when it has none */
+	size_t         npins;                  /* pinned directories on the way to NAME */
+	uint16_t       pins[PG_PATH_MAX / 2 + 1]; /* each as a byte length of NAME's prefix */
+};
+
+/* Explain RAW (as given: relative to the root, or an absolute host path)
+ * under ROOT's policy.  Returns 0, or -1 with the refusal recorded when
+ * RAW is not a path (workspace.bad-path, workspace.path-escape). */
+int pg_root_explain(pg_root *root, const char *raw, struct pg_explanation *out);
+
+/* ------------------------------------------------------------- envelope */
+
+/* Lend the host file HOST read-only at DEST in the envelope's private
+ * /tmp (pathgate run's preload).  0 or -1 with errno set. */
+int pg_plan_lend(pg_plan *plan, const char *host, const char *dest, const char *why);
+
+/* Launch FILE under PLAN: pg_spawn's contract with a plan the caller
+ * built (and lent into).  0 or an error number; the report is left for
+ * pg_spawn_report(). */
+int pg_plan_spawn(pid_t *pid, pg_plan *plan, const char *file,
+		  const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+		  char *const argv[], char *const envp[]);
+
+#endif
