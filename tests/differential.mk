@@ -12,9 +12,13 @@ tests_test_differential_LDADD = $(TEST_LIBS)
 
 # Static and raw: no LD_PRELOAD sees what it does.  Where configure could
 # not link statically it is dynamic, and test_differential skips.
+# Never instrumented: a sanitizer runtime cannot be linked static.
 tests_differential_rawprobe_SOURCES = tests/differential/rawprobe.c
+tests_differential_rawprobe_CFLAGS = $(PG_PROBE_CFLAGS)
 if STATIC_PROBE
-tests_differential_rawprobe_LDFLAGS = $(AM_LDFLAGS) -all-static
+tests_differential_rawprobe_LDFLAGS = -all-static
+else
+tests_differential_rawprobe_LDFLAGS =
 endif
 
 # The same probe through libc's open(), for the preload to judge.

@@ -1002,15 +1002,29 @@ static void envelope_matches_pg_check_on_the_walk_root(void **state)
 	differential(ENVELOPE, PG_ROOT_NO_OPENAT2, "envelope, O_PATH walk root");
 }
 
+/* An ASan-instrumented preload cannot load into an uninstrumented
+ * program: the preload's cases say so and skip in a sanitizer build. */
+static bool preload_usable(void)
+{
+	if (!getenv("PG_SANITIZERS"))
+		return true;
+	print_message("SKIP: sanitizer build: an ASan-instrumented preload cannot load into the probe\n");
+	return false;
+}
+
 static void preload_alone_matches_pg_check(void **state)
 {
 	(void)state;
+	if (!preload_usable())
+		skip();
 	differential(PRELOAD_ALONE, 0, "preload alone");
 }
 
 static void pathgate_run_matches_pg_check(void **state)
 {
 	(void)state;
+	if (!preload_usable())
+		skip();
 	differential(PATHGATE_RUN, 0, "pathgate run");
 }
 
@@ -1133,6 +1147,36 @@ static void require_envelope(void)
 	waitpid(pid, &status, 0);
 }
 
+/* Copy the probe at PATH (SIZE bytes of room) into the scratch tree, where
+ * every envelope shows it whatever the build tree's place, and point PATH
+ * at the copy. */
+static void copy_probe(char *path, const char *name, size_t size)
+{
+	char dest[PATH_MAX];
+	int in, out;
+	ssize_t n;
+	char buf[65536];
+
+	fits(snprintf(dest, sizeof(dest), "%s/%s", top, name), sizeof(dest));
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	out = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0) {
+		perror(dest);
+		exit(99);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			perror(dest);
+			exit(99);
+		}
+	if (n < 0 || close(out) < 0) {
+		perror(dest);
+		exit(99);
+	}
+	close(in);
+	fits(snprintf(path, size, "%s", dest), size);
+}
+
 static void prepare(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -1142,21 +1186,23 @@ static void prepare(void)
 	first_seed = env_number("PG_DIFF_SEED", first_seed);
 	max_reports = (unsigned)env_number("PG_DIFF_REPORTS", max_reports);
 	find_programs();
-	if (getenv("PG_SANITIZERS"))
-		skip_run("sanitizer build: an ASan-instrumented preload cannot load into libcprobe");
 	if (access(rawprobe, X_OK) || access(libcprobe, X_OK) || access(pathgate_cmd, X_OK))
 		skip_run("%s, %s or %s is not built", rawprobe, libcprobe, pathgate_cmd);
 	if (!is_static(rawprobe))
 		skip_run("%s is not static: configure could not link a static program here, "
 			 "and only a static probe is out of every LD_PRELOAD's reach", rawprobe);
-	/* The envelope gives the child a private /tmp: programs there vanish. */
-	if (strncmp(rawprobe, "/tmp/", 5) == 0)
-		skip_run("the build tree lies under /tmp, which the envelope hides from the probe");
-	snprintf(p, sizeof(p), "%s/pg-diff-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+	/* The envelope gives the child a private /tmp: the scratch tree (and
+	 * the probes copied into it) must lie elsewhere to be seen. */
+	if (!tmp || !*tmp || strncmp(tmp, "/tmp", 4) == 0)
+		tmp = "/var/tmp";
+	snprintf(p, sizeof(p), "%s/pg-diff-XXXXXX", tmp);
 	if (!mkdtemp(p) || !realpath(p, top)) {
 		perror(p);
 		exit(99);
 	}
+	chmod(top, 0755);   /* the unprivileged run reaches the probes */
+	copy_probe(rawprobe, "rawprobe", sizeof(rawprobe));
+	copy_probe(libcprobe, "libcprobe", sizeof(libcprobe));
 	require_envelope();
 }
 
