@@ -3,9 +3,9 @@
 # and its unit, race, crash and casefold tests.
 lib_libpathgate_internal_la_SOURCES += \
 	lib/root.c lib/root.h \
-	lib/resolve.c lib/resolve.h \
+	lib/resolve.c lib/resolve-walk.c lib/resolve-walk.h lib/resolve.h \
 	lib/judge.c lib/judge.h \
-	lib/ops.c lib/ops.h \
+	lib/ops.c lib/ops-names.c lib/ops.h \
 	lib/atomic.c lib/atomic.h \
 	lib/check.c lib/check.h \
 	lib/batch.c lib/batch.h

@@ -58,12 +58,12 @@ bool pg_ops_plain_path(const char *raw, size_t *len)
 	return true;
 }
 
-static void lock(pg_root *root)
+void pg_ops_lock(pg_root *root)
 {
 	pthread_rwlock_rdlock(&root->lock);
 }
 
-static void unlock(pg_root *root)
+void pg_ops_unlock(pg_root *root)
 {
 	int err = errno;
 
@@ -246,21 +246,21 @@ int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 		return -1;
 	}
 	if (root && root->openat2 && !(flags & O_CREAT) && pg_ops_plain_path(path, &len)) {
-		lock(root);
+		pg_ops_lock(root);
 		fd = open_plain_locked(root, path, len, flags, mode, op);
-		unlock(root);
+		pg_ops_unlock(root);
 		if (fd != PG_WALK)
 			return fd;
 		walk = true;
 	}
 	if (pg_ops_prepare(root, path, &lex) < 0)
 		return -1;
-	lock(root);
+	pg_ops_lock(root);
 	if (walk)
 		fd = open_slow(root, path, &lex, flags, mode, op, PG_RES_WALK);
 	else
 		fd = pg_open_locked(root, path, &lex, flags, mode, op);
-	unlock(root);
+	pg_ops_unlock(root);
 	return fd;
 }
 
@@ -368,20 +368,20 @@ int pg_stat(pg_root *root, const char *path, struct stat *st, int at_flags)
 	bool tried = false;
 
 	if (root && pg_ops_plain_path(path, &len)) {
-		lock(root);
+		pg_ops_lock(root);
 		rc = stat_judged(root, path, path, len, follow, &stx);
-		unlock(root);
+		pg_ops_unlock(root);
 		tried = true;
 	}
 	if (rc == STAT_WALK) {
 		if (pg_ops_prepare(root, path, &lex) < 0)
 			return -1;
-		lock(root);
+		pg_ops_lock(root);
 		if (!tried)
 			rc = stat_judged(root, path, lex.buf, lex.len, follow, &stx);
 		if (rc == STAT_WALK)
 			rc = stat_walk(root, path, &lex, follow, &stx);
-		unlock(root);
+		pg_ops_unlock(root);
 	}
 	if (rc != STAT_DONE)
 		return -1;
@@ -391,21 +391,15 @@ int pg_stat(pg_root *root, const char *path, struct stat *st, int at_flags)
 
 /* ------------------------------------------------- names: the final itself */
 
-/* Resolve PATH's final name itself (not following it) for OP. */
-static int resolve_name(pg_root *root, const char *path, const struct pg_path *lex,
-			enum pg_op op, unsigned how, struct pg_res *res)
-{
-	return pg_resolve_locked(root, path, lex, op, how, res);
-}
 
-static int refuse_pinned(const char *path, const char *real)
+int pg_ops_refuse_pinned(const char *path, const char *real)
 {
 	return pg_refusef(PG_R_PINNED, EBUSY, path,
 			  "%s is pinned: it holds a deny or read rule beneath a write region",
 			  real[0] ? real : ".");
 }
 
-static bool pinned(pg_root *root, const struct pg_res *res)
+bool pg_ops_pinned(pg_root *root, const struct pg_res *res)
 {
 	return res->exists && S_ISDIR(res->stx.stx_mode) &&
 	       pg_policy_pinned(root->policy, res->real, res->real_len);
@@ -415,7 +409,7 @@ static bool pinned(pg_root *root, const struct pg_res *res)
  * points at?): following it must be allowed and reach something, else the
  * call is refused as open(O_CREAT) through it would be: denied, an escape,
  * or a dangling link.  Returns 0 to go on to the kernel's own answer. */
-static int judge_link_in_the_way(pg_root *root, const char *path, const struct pg_path *lex,
+int pg_ops_link_in_the_way(pg_root *root, const char *path, const struct pg_path *lex,
 				 const struct pg_res *res)
 {
 	struct pg_res target;
@@ -433,9 +427,9 @@ static int mkdir_locked(pg_root *root, const char *path, const struct pg_path *l
 	struct pg_res res;
 	int rc = -1;
 
-	if (resolve_name(root, path, lex, PG_OP_CREATE, 0, &res) < 0)
+	if (pg_resolve_locked(root, path, lex, PG_OP_CREATE, 0, &res) < 0)
 		return -1;
-	if (judge_link_in_the_way(root, path, lex, &res) == 0) {
+	if (pg_ops_link_in_the_way(root, path, lex, &res) == 0) {
 		if (res.is_root || res.exists)
 			errno = EEXIST;
 		else if (mkdirat(res.dirfd, pg_res_name(&res), mode) == 0)
@@ -453,9 +447,9 @@ int pg_mkdir(pg_root *root, const char *path, mode_t mode)
 	pg_refusal_clear();
 	if (pg_ops_prepare(root, path, &lex) < 0)
 		return -1;
-	lock(root);
+	pg_ops_lock(root);
 	rc = mkdir_locked(root, path, &lex, mode);
-	unlock(root);
+	pg_ops_unlock(root);
 	return rc;
 }
 
@@ -517,7 +511,7 @@ int pg_mkdir_all(pg_root *root, const char *path, mode_t mode)
 	buf = strdup(path);
 	if (!buf)
 		return -1;
-	lock(root);
+	pg_ops_lock(root);
 	for (i = 1; i <= len && rc == 0; i++) {
 		size_t begin;
 
@@ -537,7 +531,7 @@ int pg_mkdir_all(pg_root *root, const char *path, mode_t mode)
 		rc = mkdir_step(root, buf, mode);
 		buf[i] = saved;
 	}
-	unlock(root);
+	pg_ops_unlock(root);
 	free(buf);
 	return rc;
 }
@@ -551,15 +545,15 @@ int pg_unlink(pg_root *root, const char *path)
 	pg_refusal_clear();
 	if (pg_ops_prepare(root, path, &lex) < 0)
 		return -1;
-	lock(root);
-	if (resolve_name(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
+	pg_ops_lock(root);
+	if (pg_resolve_locked(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
 		if (res.is_root || S_ISDIR(res.stx.stx_mode))
 			errno = EISDIR;
 		else
 			rc = unlinkat(res.dirfd, pg_res_name(&res), 0);
 		pg_res_release(&res);
 	}
-	unlock(root);
+	pg_ops_unlock(root);
 	return rc;
 }
 
@@ -581,12 +575,12 @@ int pg_rmdir(pg_root *root, const char *path)
 	pg_refusal_clear();
 	if (pg_ops_prepare(root, path, &lex) < 0)
 		return -1;
-	lock(root);
-	if (resolve_name(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
+	pg_ops_lock(root);
+	if (pg_resolve_locked(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
 		if (!S_ISDIR(res.stx.stx_mode))
 			errno = ENOTDIR;
-		else if (pinned(root, &res))
-			refuse_pinned(path, res.real);
+		else if (pg_ops_pinned(root, &res))
+			pg_ops_refuse_pinned(path, res.real);
 		else if (ends_in_dot(path))
 			errno = EINVAL;
 		else if (res.is_root)
@@ -595,200 +589,8 @@ int pg_rmdir(pg_root *root, const char *path)
 			rc = unlinkat(res.dirfd, pg_res_name(&res), AT_REMOVEDIR);
 		pg_res_release(&res);
 	}
-	unlock(root);
+	pg_ops_unlock(root);
 	return rc;
-}
-
-/* -------------------------------------------------------------- rename */
-
-static int rename_judged(pg_root *root, const char *from, const char *to,
-			 struct pg_res *src, struct pg_res *dst, unsigned flags)
-{
-	if (src->is_root || dst->is_root) {
-		errno = EBUSY;
-		return -1;
-	}
-	if (pinned(root, src))
-		return refuse_pinned(from, src->real);
-	if (flags & RENAME_EXCHANGE) {
-		if (!dst->exists) {
-			errno = ENOENT;
-			return -1;
-		}
-		/* The destination's object moves to the source's name. */
-		if (pg_judge_locked(root, dst->real, dst->real_len, PG_OP_DELETE, to) < 0 ||
-		    pg_judge_locked(root, src->real, src->real_len, PG_OP_CREATE, from) < 0)
-			return -1;
-	}
-	if (!(flags & RENAME_NOREPLACE) && pinned(root, dst))
-		return refuse_pinned(to, dst->real);
-	return 0;
-}
-
-static int rename_locked(pg_root *root, const char *from, const struct pg_path *lfrom,
-			 const char *to, const struct pg_path *lto, unsigned flags)
-{
-	struct pg_res src, dst;
-	int rc = -1;
-
-	if (resolve_name(root, from, lfrom, PG_OP_DELETE, PG_RES_EXIST, &src) < 0)
-		return -1;
-	if (resolve_name(root, to, lto, PG_OP_CREATE, 0, &dst) < 0) {
-		pg_res_release(&src);
-		return -1;
-	}
-	if (lto->trailing_slash && !S_ISDIR(src.stx.stx_mode))
-		errno = ENOTDIR;
-	else if (judge_link_in_the_way(root, to, lto, &dst) == 0 &&
-	    rename_judged(root, from, to, &src, &dst, flags) == 0 &&
-	    renameat2(src.dirfd, pg_res_name(&src), dst.dirfd, pg_res_name(&dst), flags) == 0) {
-		rc = 0;
-		if (pg_landing_ok_locked(root, &dst, to) < 0 ||
-		    ((flags & RENAME_EXCHANGE) && pg_landing_ok_locked(root, &src, from) < 0)) {
-			int err = errno;
-
-			/* Put it back where it was judged. */
-			renameat2(dst.dirfd, pg_res_name(&dst), src.dirfd, pg_res_name(&src),
-				  flags & RENAME_EXCHANGE ? RENAME_EXCHANGE : RENAME_NOREPLACE);
-			errno = err;
-			rc = -1;
-		}
-	}
-	pg_res_release(&src);
-	pg_res_release(&dst);
-	return rc;
-}
-
-int pg_rename(pg_root *root, const char *from, const char *to, unsigned flags)
-{
-	struct pg_path *lfrom, *lto;
-	int rc = -1;
-
-	pg_refusal_clear();
-	if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) ||
-	    (flags & RENAME_NOREPLACE && flags & RENAME_EXCHANGE)) {
-		errno = EINVAL;
-		return -1;
-	}
-	lfrom = malloc(sizeof(*lfrom));
-	lto = malloc(sizeof(*lto));
-	if (lfrom && lto && pg_ops_prepare(root, from, lfrom) == 0 &&
-	    pg_ops_prepare(root, to, lto) == 0) {
-		lock(root);
-		rc = rename_locked(root, from, lfrom, to, lto, flags);
-		unlock(root);
-	}
-	free(lfrom);
-	free(lto);
-	return rc;
-}
-
-/* ---------------------------------------------------------------- link */
-
-static int link_locked(pg_root *root, const char *from, const struct pg_path *lfrom,
-		       const char *to, const struct pg_path *lto)
-{
-	struct pg_res src, dst;
-	int rc = -1;
-
-	/* A new name for an object is a write of it: a read-only file must
-	 * not gain a writable name. */
-	if (resolve_name(root, from, lfrom, PG_OP_WRITE, PG_RES_EXIST, &src) < 0)
-		return -1;
-	if (resolve_name(root, to, lto, PG_OP_CREATE, 0, &dst) < 0) {
-		pg_res_release(&src);
-		return -1;
-	}
-	if (src.is_root || S_ISDIR(src.stx.stx_mode))
-		errno = EPERM;
-	else if (judge_link_in_the_way(root, to, lto, &dst) < 0)
-		rc = -1;
-	else if (dst.is_root || dst.exists)
-		errno = EEXIST;
-	else if (linkat(src.dirfd, pg_res_name(&src), dst.dirfd, pg_res_name(&dst), 0) == 0)
-		rc = pg_verify_landing_locked(root, &dst, false, to);
-	pg_res_release(&src);
-	pg_res_release(&dst);
-	return rc;
-}
-
-int pg_link(pg_root *root, const char *from, const char *to)
-{
-	struct pg_path *lfrom, *lto;
-	int rc = -1;
-
-	pg_refusal_clear();
-	lfrom = malloc(sizeof(*lfrom));
-	lto = malloc(sizeof(*lto));
-	if (lfrom && lto && pg_ops_prepare(root, from, lfrom) == 0 &&
-	    pg_ops_prepare(root, to, lto) == 0) {
-		lock(root);
-		rc = link_locked(root, from, lfrom, to, lto);
-		unlock(root);
-	}
-	free(lfrom);
-	free(lto);
-	return rc;
-}
-
-int pg_symlink(pg_root *root, const char *target, const char *linkpath)
-{
-	struct pg_path lex;
-	struct pg_res res;
-	int rc = -1;
-
-	pg_refusal_clear();
-	if (!target) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (!target[0]) {
-		errno = ENOENT;
-		return -1;
-	}
-	if (strnlen(target, PG_REAL_MAX + 1) > PG_REAL_MAX) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (pg_ops_prepare(root, linkpath, &lex) < 0)
-		return -1;
-	lock(root);
-	if (resolve_name(root, linkpath, &lex, PG_OP_CREATE, 0, &res) == 0) {
-		if (judge_link_in_the_way(root, linkpath, &lex, &res) < 0)
-			rc = -1;
-		else if (res.is_root || res.exists)
-			errno = EEXIST;
-		else if (symlinkat(target, res.dirfd, pg_res_name(&res)) == 0)
-			rc = pg_verify_landing_locked(root, &res, false, linkpath);
-		pg_res_release(&res);
-	}
-	unlock(root);
-	return rc;
-}
-
-ssize_t pg_readlink(pg_root *root, const char *path, char *buf, size_t size)
-{
-	struct pg_path lex;
-	struct pg_res res;
-	ssize_t n = -1;
-
-	pg_refusal_clear();
-	if (!buf || size == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (pg_ops_prepare(root, path, &lex) < 0)
-		return -1;
-	lock(root);
-	if (resolve_name(root, path, &lex, PG_OP_READ, PG_RES_EXIST, &res) == 0) {
-		if (res.is_root || !S_ISLNK(res.stx.stx_mode))
-			errno = EINVAL;
-		else
-			n = readlinkat(res.dirfd, pg_res_name(&res), buf, size);
-		pg_res_release(&res);
-	}
-	unlock(root);
-	return n;
 }
 
 /* ------------------------------------------ object calls: chmod, truncate */
@@ -802,7 +604,7 @@ static int with_object(pg_root *root, const char *path, int flags, enum pg_op op
 
 	if (pg_ops_prepare(root, path, &lex) < 0)
 		return -1;
-	lock(root);
+	pg_ops_lock(root);
 	fd = pg_open_locked(root, path, &lex, flags | O_CLOEXEC, 0, op);
 	if (fd >= 0) {
 		rc = act(fd, arg);
@@ -815,7 +617,7 @@ static int with_object(pg_root *root, const char *path, int flags, enum pg_op op
 			close(fd);
 		}
 	}
-	unlock(root);
+	pg_ops_unlock(root);
 	return rc;
 }
 
@@ -860,9 +662,9 @@ DIR *pg_opendir(pg_root *root, const char *path)
 	pg_refusal_clear();
 	if (pg_ops_prepare(root, path, &lex) < 0)
 		return NULL;
-	lock(root);
+	pg_ops_lock(root);
 	fd = pg_open_locked(root, path, &lex, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, PG_OP_READ);
-	unlock(root);
+	pg_ops_unlock(root);
 	if (fd >= 0) {
 		d = fdopendir(fd);
 		if (!d) {

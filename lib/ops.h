@@ -1,5 +1,5 @@
 /* ops.h - owns the guarded operations of the public API (pg_open ...
- * pg_opendir).  Shared with atomic.c and check.c: the open that every
+ * pg_opendir; ops-names.c has those acting on a name itself).  Shared with atomic.c and check.c: the open that every
  * object-reaching call goes through, and the identity check of an fd. */
 #ifndef PG_OPS_H
 #define PG_OPS_H
@@ -29,5 +29,19 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 /* Refuse FD (closing it) when it is another link to a denied (or, for a
  * write, read-only) file.  Returns FD or -1. */
 int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *display);
+
+/* The root's read lock, taken and released keeping errno. */
+void pg_ops_lock(pg_root *root);
+void pg_ops_unlock(pg_root *root);
+
+/* A pinned directory (invariant 6): RES is one; refuse PATH (REAL is its
+ * real name) as workspace.pinned. */
+bool pg_ops_pinned(pg_root *root, const struct pg_res *res);
+int  pg_ops_refuse_pinned(const char *path, const char *real);
+
+/* Creating a name that is a symlink (RES) is refused as open(O_CREAT)
+ * through it would be; 0 to go on to the kernel's own answer. */
+int  pg_ops_link_in_the_way(pg_root *root, const char *path, const struct pg_path *lex,
+			    const struct pg_res *res);
 
 #endif
