@@ -19,6 +19,14 @@ bool pg_glob_is_pattern(const char *pat, size_t plen);
  * O(PLEN * NLEN), allocates nothing. */
 bool pg_glob_match(const char *pat, size_t plen, const char *name, size_t nlen);
 
+/* The same in folded space (both sides case-folded and NFD): '?' matches
+ * one character, or the two or three characters that one character folds
+ * to (U+FB00 to "ff", U+FB03 to "ffi", U+00DF to "ss"), so that a deny
+ * glob covers every name whose collision class holds a match ("*.p?m"
+ * covers "key.p\u{FB00}m", which folds to "key.pffm").  Allocates
+ * nothing; the table of multi-character folds is built once. */
+bool pg_glob_match_folded(const char *pat, size_t plen, const char *name, size_t nlen);
+
 /* Length of the character starting at S (at most LEFT bytes): a whole
  * UTF-8 sequence and the combining marks after it when one starts there,
  * else 1. */

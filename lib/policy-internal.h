@@ -44,7 +44,9 @@ unsigned pg_split(const char *path, size_t len, const char **comp, size_t *clen,
 		  unsigned max);
 
 /* Add rule R to DST with PATH (already in normal form) in place of its
- * own path (policy.c; the rebasing copy uses it). */
-int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *path);
+ * own path, and ABOVE as its pg_rule.above (policy.c; the rebasing copy
+ * uses it).  A copy keeps the path R was written with for messages. */
+int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *path,
+			unsigned above);
 
 #endif

@@ -34,6 +34,14 @@ struct states {
 	bool     direct[MAX_STATES];  /* reached by consuming with a non-'**' component */
 };
 
+/* A pattern component against a component: the deny/read trie holds
+ * folded patterns and is walked with folded names, where a '?' stands for
+ * whatever one character of the name as written folds to. */
+static bool match(const char *pat, size_t plen, const char *c, size_t len, bool folded)
+{
+	return folded ? pg_glob_match_folded(pat, plen, c, len) : pg_glob_match(pat, plen, c, len);
+}
+
 /* Add NODE (and the '**' child it implies); false on overflow. */
 static bool add_state(const struct pg_trie *t, struct states *s, uint32_t node, bool direct)
 {
@@ -61,6 +69,7 @@ static bool bit_set(uint64_t bits, size_t len)
 /* Follow edge E, found for component C: to its child node, or through
  * its bucket of patterns to each that matches C whole. */
 static bool follow(const struct pg_trie *t, const struct edge *e, const char *c, size_t len,
+		   bool folded,
 		   struct states *out)
 {
 	uint32_t i;
@@ -70,7 +79,7 @@ static bool follow(const struct pg_trie *t, const struct edge *e, const char *c,
 	for (i = e->child; i; i = t->globs[i - 1].next) {
 		const struct glob_child *g = &t->globs[i - 1];
 
-		if (pg_glob_match(g->pat, g->len, c, len) && !add_state(t, out, g->child, true))
+		if (match(g->pat, g->len, c, len, folded) && !add_state(t, out, g->child, true))
 			return false;
 	}
 	return true;
@@ -78,7 +87,7 @@ static bool follow(const struct pg_trie *t, const struct edge *e, const char *c,
 
 /* Look C's suffixes (or prefixes) up among NODE's edges of KIND, for each
  * length the node's mask allows, extending one running hash. */
-static bool step_affixes(const struct pg_trie *t, uint32_t node, unsigned kind,
+static bool step_affixes(const struct pg_trie *t, uint32_t node, unsigned kind, bool folded,
 			 const char *c, size_t len, struct states *out)
 {
 	const struct affix *a = &t->affixes[t->nodes[node].affix - 1];
@@ -95,7 +104,7 @@ static bool step_affixes(const struct pg_trie *t, uint32_t node, unsigned kind,
 			const char *key = back ? c + len - k : c;
 			const struct edge *e = edge_find(t, mix(h, node, kind), node, kind, key, k);
 
-			if (e && !follow(t, e, c, len, out))
+			if (e && !follow(t, e, c, len, folded, out))
 				return false;
 		}
 		if (k == len)
@@ -108,6 +117,7 @@ static bool step_affixes(const struct pg_trie *t, uint32_t node, unsigned kind,
 /* The children of NODE that component C (LEN bytes) reaches; false on
  * overflow. */
 static bool step_node(const struct pg_trie *t, uint32_t node, const char *c, size_t len,
+		      bool folded,
 		      struct states *out)
 {
 	const struct node *n = &t->nodes[node];
@@ -123,25 +133,26 @@ static bool step_node(const struct pg_trie *t, uint32_t node, const char *c, siz
 			return false;
 	}
 	for (kind = EDGE_SFX; kind <= EDGE_GPFX; kind++)
-		if ((n->flags & kind_flag(kind)) && !step_affixes(t, node, kind, c, len, out))
+		if ((n->flags & kind_flag(kind)) && !step_affixes(t, node, kind, folded, c, len, out))
 			return false;
 	for (i = n->globs; i; i = t->globs[i - 1].next) {
 		const struct glob_child *g = &t->globs[i - 1];
 
-		if (pg_glob_match(g->pat, g->len, c, len) && !add_state(t, out, g->child, true))
+		if (match(g->pat, g->len, c, len, folded) && !add_state(t, out, g->child, true))
 			return false;
 	}
 	return true;
 }
 
 static bool step(const struct pg_trie *t, const struct states *in, const char *c, size_t len,
+		 bool folded,
 		 struct states *out)
 {
 	uint32_t i;
 
 	out->n = 0;
 	for (i = 0; i < in->n; i++)
-		if (!step_node(t, in->node[i], c, len, out))
+		if (!step_node(t, in->node[i], c, len, folded, out))
 			return false;
 	return true;
 }
@@ -220,7 +231,7 @@ static enum walk_end walk(const pg_policy *p, const char *name, size_t len, stru
 			return WALK_BAD_NAME;
 		depth++;
 		nex->n = nre->n = 0;
-		if (ex->n && !step(t, ex, c, clen, nex))
+		if (ex->n && !step(t, ex, c, clen, false, nex))
 			return WALK_OVERFLOW;
 		if (re->n) {
 			const char *fc = c;
@@ -232,7 +243,7 @@ static enum walk_end walk(const pg_policy *p, const char *name, size_t len, stru
 					return WALK_BAD_NAME;
 				fc = folded;
 			}
-			if (!step(t, re, fc, f, nre))
+			if (!step(t, re, fc, f, true, nre))
 				return WALK_OVERFLOW;
 		}
 		w->cur = !w->cur;

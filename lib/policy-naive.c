@@ -82,7 +82,7 @@ static bool comp_match(const struct pg_rule *r, const char *pat, size_t plen,
 	if (r->access == PG_WRITE)
 		return pg_glob_match(pat, plen, name, nlen);
 	f = pg_fold(pat, plen, fp, sizeof(fp));
-	return f != (size_t)-1 && pg_glob_match(fp, f, fname, fnlen);
+	return f != (size_t)-1 && pg_glob_match_folded(fp, f, fname, fnlen);
 }
 
 /* Run R over NAME.  Returns the deepest depth at which R matches a prefix
@@ -197,18 +197,29 @@ void pg_acc_init(struct pg_verdict_acc *acc)
 {
 	acc->best = NULL;
 	acc->depth = 0;
+	acc->rank = 0;
 	acc->cap = NULL;
+}
+
+/* How deep a rule decides: a rule copied from an ancestor of the root
+ * ranks by the ancestor's host depth, below every rule at or beneath the
+ * root (pg_rule.above). */
+static unsigned long rank_of(const struct pg_rule *r, unsigned depth)
+{
+	return r->above ? r->above - 1 : (unsigned long)PG_PATH_MAX + depth;
 }
 
 void pg_acc_add(struct pg_verdict_acc *acc, const struct pg_rule *r, unsigned depth)
 {
 	const struct pg_rule *b = acc->best;
+	unsigned long rank = rank_of(r, depth);
 
-	if (!b || depth > acc->depth ||
-	    (depth == acc->depth && (r->access < b->access ||
-				     (r->access == b->access && r->index < b->index)))) {
+	if (!b || rank > acc->rank ||
+	    (rank == acc->rank && (r->access < b->access ||
+				   (r->access == b->access && r->index < b->index)))) {
 		acc->best = r;
 		acc->depth = depth;
+		acc->rank = rank;
 	}
 	if (r->final && (!acc->cap || r->access < acc->cap->access ||
 			 (r->access == acc->cap->access && r->index < acc->cap->index)))

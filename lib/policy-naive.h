@@ -11,6 +11,7 @@
 struct pg_verdict_acc {
 	const struct pg_rule *best;
 	unsigned              depth;
+	unsigned long         rank;   /* depth, with rules above the root below every other */
 	const struct pg_rule *cap;
 };
 

@@ -43,7 +43,7 @@ static bool comp_matches(const struct pg_rule *r, const char *pat, size_t plen,
 	b = pg_fold(name, nlen, fn, sizeof(fn));
 	if (a == (size_t)-1 || b == (size_t)-1)
 		return pg_glob_match(pat, plen, name, nlen);
-	return pg_glob_match(fp, a, fn, b);
+	return pg_glob_match_folded(fp, a, fn, b);
 }
 
 /* Positions reachable without consuming: a '**' may match nothing. */
@@ -59,13 +59,15 @@ static void rebase_close(struct rebase *rb, bool *set, unsigned npat)
 /* The relative rules R means beneath a root of NROOT components: run the
  * pattern over the root's components; every pattern position reached when
  * the root is used up leaves its tail to apply beneath the root.  A
- * pattern used up first names an ancestor of the root: that stays a host
- * rule only, since as a relative rule at depth 0 it would tie with the
- * root's own rules and change their meaning. */
+ * pattern used up first names an ancestor of the root: it still decides
+ * beneath the root, as a rule on the root itself that ranks below every
+ * rule at or beneath the root (pg_rule.above: the ancestor's depth + 1),
+ * so that "read /" never ties with "write .", and a final one caps the
+ * root ("deny! ~/.ssh" with the root at ~/.ssh/keys). */
 static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *r,
 		       unsigned nroot)
 {
-	unsigned npat, i, ri;
+	unsigned npat, i, ri, above = 0;
 
 	npat = pg_split(r->path, strlen(r->path), rb->pat, rb->plen, REBASE_MAX_COMP);
 	if (npat == (unsigned)-1)
@@ -76,6 +78,8 @@ static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *
 	for (ri = 0; ri < nroot; ri++) {
 		bool any = false;
 
+		if (rb->at[npat])
+			above = ri + 1;   /* the deepest ancestor it names */
 		memset(rb->next, 0, sizeof(bool) * (npat + 1));
 		for (i = 0; i < npat; i++) {
 			if (!rb->at[i])
@@ -86,10 +90,12 @@ static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *
 				rb->next[i + 1] = any = true;
 		}
 		if (!any)
-			return 0;
+			return above ? pg_policy_copy_rule(dst, r, "", above) : 0;
 		rebase_close(rb, rb->next, npat);
 		memcpy(rb->at, rb->next, sizeof(bool) * (npat + 1));
 	}
+	if (above && pg_policy_copy_rule(dst, r, "", above) < 0)
+		return -1;
 	for (i = 0; i <= npat; i++) {
 		size_t len = 0;
 		unsigned j;
@@ -103,7 +109,7 @@ static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *
 			len += rb->plen[j];
 		}
 		rb->path[len] = '\0';
-		if (pg_policy_copy_rule(dst, r, rb->path) < 0)
+		if (pg_policy_copy_rule(dst, r, rb->path, 0) < 0)
 			return -1;
 	}
 	return 0;

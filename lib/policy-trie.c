@@ -286,11 +286,28 @@ static uint32_t child_for(pg_policy *p, uint32_t node, const char *c, size_t len
 	return child;
 }
 
+/* A rule copied from an ancestor of the root ranks below every other
+ * rule ending at the same node (pg_rule.above), a deeper ancestor above a
+ * shallower one. */
+static unsigned long node_rank(const struct pg_rule *r)
+{
+	return r->above ? r->above - 1 : ~0ul;
+}
+
 static bool stricter(const pg_policy *p, uint32_t have, const struct pg_rule *r)
 {
 	const struct pg_rule *h = have ? p->rules[have - 1] : NULL;
 
+	if (!h || node_rank(r) != node_rank(h))
+		return !h || node_rank(r) > node_rank(h);
 	/* Rules arrive in index order: only a strictly stricter one replaces. */
+	return r->access < h->access;
+}
+
+static bool stricter_final(const pg_policy *p, uint32_t have, const struct pg_rule *r)
+{
+	const struct pg_rule *h = have ? p->rules[have - 1] : NULL;
+
 	return !h || r->access < h->access;
 }
 
@@ -328,7 +345,7 @@ int pg_trie_insert(pg_policy *p, const struct pg_rule *r)
 	n = &t->nodes[node];
 	if (stricter(p, n->best, r))
 		n->best = (uint32_t)r->index + 1;
-	if (r->final && stricter(p, n->cap, r))
+	if (r->final && stricter_final(p, n->cap, r))
 		n->cap = (uint32_t)r->index + 1;
 	return 0;
 }

@@ -59,6 +59,7 @@ struct prepared {
 	bool           absolute;
 	bool           glob;
 	unsigned       depth;
+	unsigned       above;  /* pg_rule.above */
 	size_t         len;
 	char          *path;   /* PREPARED_MAX bytes of room */
 };
@@ -180,6 +181,7 @@ static int prepare(enum pg_access access, bool final, const char *raw, size_t le
 	out->absolute = norm.absolute;
 	out->glob = false;
 	out->depth = 0;
+	out->above = 0;
 	out->len = 0;
 	if (out->absolute)
 		out->path[out->len++] = '/';
@@ -249,6 +251,8 @@ static int commit(pg_policy *p, const struct prepared *pr, const char *file,
 	r->glob = pr->glob;
 	r->derived = derived;
 	r->depth = pr->depth;
+	r->above = pr->above;
+	r->written = NULL;
 	r->line = line;
 	r->index = p->nrules;
 	r->path = pg_arena_strndup(&p->arena, pr->path, pr->len);
@@ -550,7 +554,8 @@ out:
 /* ------------------------------------------------------ copies, rebasing */
 
 /* Add rule R to DST with PATH (already in normal form) in place of its own. */
-int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *path)
+int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *path,
+			unsigned above)
 {
 	char scratch[PREPARED_MAX];
 	struct prepared pr = { .path = scratch };
@@ -562,6 +567,7 @@ int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *pat
 		return invalid(NULL, 0, "a path over %d bytes", PG_PATH_MAX);
 	pr.access = r->access;
 	pr.final = r->final;
+	pr.above = above;
 	pr.absolute = path[0] == '/';
 	pr.glob = false;
 	pr.depth = 0;
@@ -575,6 +581,14 @@ int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *pat
 	pr.len = len;
 	if (commit(dst, &pr, r->file, r->line, r->derived) < 0)
 		return errno = ENOMEM, -1;
+	if (above || r->written) {
+		struct pg_rule *copy = dst->rules[dst->nrules - 1];
+
+		copy->written = pg_arena_strndup(&dst->arena, r->written ? r->written : r->path,
+						 strlen(r->written ? r->written : r->path));
+		if (!copy->written)
+			return errno = ENOMEM, -1;
+	}
 	return 0;
 }
 
@@ -590,7 +604,7 @@ pg_policy *pg_policy_dup(const pg_policy *p)
 		return NULL;
 	d->broken = p->broken;
 	for (i = 0; i < p->nrules; i++) {
-		if (pg_policy_copy_rule(d, p->rules[i], p->rules[i]->path) < 0) {
+		if (pg_policy_copy_rule(d, p->rules[i], p->rules[i]->path, p->rules[i]->above) < 0) {
 			pg_policy_free(d);
 			return NULL;
 		}
@@ -610,7 +624,7 @@ void pg_rule_render(const struct pg_rule *r, char *buf, size_t size)
 		snprintf(buf, size, "no rule (deny)");
 		return;
 	}
-	path = r->path[0] ? r->path : ".";
+	path = r->written ? r->written : r->path[0] ? r->path : ".";
 	if (r->file && r->line)
 		snprintf(buf, size, "%s%s %s (%s:%u)", access_word(r->access),
 			 r->final ? "!" : "", path, r->file, r->line);

@@ -45,6 +45,13 @@ struct pg_rule {
 	const char    *file;      /* source file, or NULL ("<string>" when parsed) */
 	unsigned       line;      /* 1-based line in file, 0 when added by call */
 	size_t         index;     /* position in the policy */
+	/* A host rule on a strict ancestor of a root, copied to the root
+	 * itself ("", by pg_policy_for_root): the ancestor's host depth + 1.
+	 * It decides beneath the root only where no rule at or beneath the
+	 * root does, and a deeper ancestor's rule beats it; a final one caps
+	 * the root and everything beneath it.  0 for every other rule. */
+	unsigned       above;
+	const char    *written;   /* the path as written, for messages (above rules) */
 };
 
 struct pg_judgement {

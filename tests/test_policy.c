@@ -716,15 +716,58 @@ static void test_for_root_rebases_host_rules(void **state)
 	pg_policy_free(r);
 	/* Trailing slashes and a root the rule only shares a prefix with. */
 	r = pg_policy_for_root(p, "/ws2");
-	assert_int_equal(access_of(r, ".env"), PG_DENY);   /* nothing covers it */
-	assert_null(rule_of(r, "x"));
+	/* Only "read /" covers the root: a rule above the root decides
+	 * beneath it, and names itself as written. */
+	assert_int_equal(access_of(r, ".env"), PG_READ);
+	assert_non_null(rule_of(r, "x"));
+	pg_rule_render(rule_of(r, "x"), buf, sizeof(buf));
+	assert_string_equal(buf, "read / (<string>:1)");
 	pg_policy_free(r);
-	/* A host rule that covers an ancestor of the root is not rebased. */
+	/* Host rules on ancestors of the root: the deepest ancestor decides
+	 * ("deny /other" over "read /"). */
 	r = pg_policy_for_root(p, "/other/ws");
 	assert_int_equal(access_of(r, "x"), PG_DENY);
-	assert_null(rule_of(r, "x"));
+	pg_rule_render(rule_of(r, "x"), buf, sizeof(buf));
+	assert_string_equal(buf, "deny /other (<string>:5)");
 	pg_policy_free(r);
 	pg_policy_free(p);
+}
+
+/* Issue 11.1: a final rule on an ancestor of the root caps the root and
+ * everything beneath it, in the default profile too. */
+static void test_final_rule_above_the_root_caps_it(void **state)
+{
+	char *old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	pg_policy *p, *r;
+
+	(void)state;
+	p = policy_of("read /\nwrite .\ndeny! /home/u/.ssh\nread! /home/u/.config/git\n");
+	r = pg_policy_for_root(p, "/home/u/.ssh/keys");
+	assert_int_equal(access_of(r, "id_rsa"), PG_DENY);
+	assert_int_equal(access_of(r, ""), PG_DENY);
+	pg_policy_free(r);
+	r = pg_policy_for_root(p, "/home/u/.config/git/sub");
+	assert_int_equal(access_of(r, "config"), PG_READ);
+	pg_policy_free(r);
+	/* A non-final rule above loses to every rule at or beneath the root. */
+	r = pg_policy_for_root(p, "/srv/ws");
+	assert_int_equal(access_of(r, "x"), PG_WRITE);
+	pg_policy_free(r);
+	pg_policy_free(p);
+	setenv("HOME", "/home/u", 1);
+	p = policy_of(pg_default_policy_text);
+	r = pg_policy_for_root(p, "/home/u/.ssh/keys");
+	assert_int_equal(access_of(r, "id_ed25519"), PG_DENY);
+	pg_policy_free(r);
+	r = pg_policy_for_root(p, "/home/u/.config/git/x");
+	assert_int_equal(access_of(r, "config"), PG_READ);
+	pg_policy_free(r);
+	pg_policy_free(p);
+	if (old)
+		setenv("HOME", old, 1);
+	else
+		unsetenv("HOME");
+	free(old);
 }
 
 /* ------------------------------------------------------ the default policy */
@@ -1010,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_seed_004_layout),
 		cmocka_unit_test(test_dup_is_deep),
 		cmocka_unit_test(test_for_root_rebases_host_rules),
+		cmocka_unit_test(test_final_rule_above_the_root_caps_it),
 		cmocka_unit_test(test_default_policy),
 		cmocka_unit_test(test_judge_agrees_with_model),
 		cmocka_unit_test(test_many_simultaneous_matches),

@@ -116,6 +116,9 @@ const char *adv_subst(const struct adv_area *a, const char *in, int slot)
 		if (!strncmp(in, "@ROOT@", 6)) {
 			n += (size_t)snprintf(o + n, sizeof(out[0]) - n, "%s", a->root);
 			in += 6;
+		} else if (!strncmp(in, "@BASE@", 6)) {
+			n += (size_t)snprintf(o + n, sizeof(out[0]) - n, "%s", a->base);
+			in += 6;
 		} else if (!strncmp(in, "@OUT@", 5)) {
 			n += (size_t)snprintf(o + n, sizeof(out[0]) - n, "%s", a->outside);
 			in += 5;

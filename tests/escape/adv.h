@@ -39,7 +39,8 @@ void adv_area_free(struct adv_area *a);
  * (the reason printed). */
 int adv_apply(struct adv_area *a, const char *spec);
 
-/* Replace @ROOT@ and @OUT@ in IN; the result is static per slot (0..3). */
+/* Replace @ROOT@, @OUT@ and @BASE@ (the root's parent) in IN; the result
+ * is static per slot (0..3). */
 const char *adv_subst(const struct adv_area *a, const char *in, int slot);
 
 /* Enter a private mount namespace once (mounts vanish with the process).

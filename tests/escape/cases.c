@@ -487,6 +487,27 @@ static const struct esc_case fixed[] = {
 	C("deeper-write-in-read",   "d ro/w\n", "write .\nread ro\nwrite ro/w\n", 0, NULL,
 	  OP_OPEN, "ro/w/new", NULL, CR, OK),
 	C("no-rule-is-deny",        NULL, "write dir\n", 0, NULL, OP_OPEN, "file", NULL, R, DEN),
+
+	/* ---- issue 11: the policy under every spelling */
+	/* A final rule on an ancestor of the root caps the root itself. */
+	C("final-deny-above-root",  NULL, "write .\ndeny! @BASE@\n", 0, NULL, OP_OPEN, "file", NULL, R, DEN),
+	C("final-deny-above-root-stat", NULL, "write .\ndeny! @BASE@\n", 0, NULL, OP_STAT, ".", NULL, 0, DEN),
+	C("final-read-above-root",  NULL, "write .\nread! @BASE@\n", 0, NULL, OP_OPEN, "file", NULL, W, RO),
+	C("final-read-above-root-write-file", NULL, "write .\nread! @BASE@\n", 0, NULL,
+	  OP_WRITE_FILE, "new", NULL, 0, RO),
+	/* A rule above the root decides where no rule at the root does, and
+	 * loses to every one that does. */
+	C("read-above-root-decides", NULL, "read @BASE@\nwrite dir\n", 0, NULL, OP_OPEN, "file", NULL, R, OK),
+	C("read-above-root-ties-lose", NULL, "read @BASE@\nwrite .\n", 0, NULL, OP_OPEN, "file", NULL, W, OK),
+	/* '?' in a deny glob stands for what one character folds to. */
+	C("glob-qmark-ff-ligature", "f key.p\xef\xac\x80m K\n", "write .\ndeny **/*.p?m\n", 0, NULL,
+	  OP_OPEN, "key.p\xef\xac\x80m", NULL, R, DEN),
+	C("glob-qmark-sharp-s",     "f a.p\xc3\x9fm K\n", "write .\ndeny **/*.p?m\n", 0, NULL,
+	  OP_OPEN, "a.p\xc3\x9fm", NULL, R, DEN),
+	C("glob-qmark-ss-spelling", NULL, "write .\ndeny **/*.p?m\n", 0, NULL,
+	  OP_OPEN, "b.pssm", NULL, CR, DEN),
+	C("glob-qmark-two-letters", NULL, "write .\ndeny **/*.p?m\n", 0, NULL,
+	  OP_OPEN, "b.pxym", NULL, CR, OK),
 };
 
 #define MAX_GENERATED 64

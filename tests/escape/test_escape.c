@@ -185,6 +185,7 @@ static int run_once(const struct esc_case *c, unsigned resolver, struct outcome 
 	rc = adv_apply(&area, c->tree);
 	if (rc != 0)
 		goto out;
+	policy_text = adv_subst(&area, policy_text, 2);   /* rules on host paths */
 	policy = pg_policy_new();
 	if (!policy || pg_policy_parse(policy, policy_text, strlen(policy_text)) < 0) {
 		problem(o, "the case's policy does not parse");

@@ -102,6 +102,55 @@ bool model_glob(const char *pat, size_t plen, const char *name, size_t nlen)
 	return pat[0] == name[0] && model_glob(pat + 1, plen - 1, name + 1, nlen - 1);
 }
 
+/* Is SPAN, several characters, the fold of one code point?  Asked of
+ * every BMP code point each time: slow, plain, and independent of the
+ * library's table. */
+static bool model_one_char_fold(const char *span, size_t len)
+{
+	char in[4], out[64];
+
+	for (ucs4_t cp = 0x80; cp < 0x10000; cp++) {
+		int n;
+		size_t f;
+
+		if (cp >= 0xd800 && cp < 0xe000)
+			continue;
+		n = u8_uctomb((uint8_t *)in, cp, sizeof(in));
+		f = n > 0 ? pg_fold(in, (size_t)n, out, sizeof(out)) : (size_t)-1;
+		if (f == len && memcmp(out, span, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Folded space: a '?' is one character, or the several characters one
+ * written character folds to. */
+static bool model_glob_folded(const char *pat, size_t plen, const char *name, size_t nlen)
+{
+	size_t k, n, at;
+
+	if (plen == 0)
+		return nlen == 0;
+	if (pat[0] == '*') {
+		for (k = 0; k <= nlen; k++)
+			if (model_glob_folded(pat + 1, plen - 1, name + k, nlen - k))
+				return true;
+		return false;
+	}
+	if (nlen == 0)
+		return false;
+	if (pat[0] == '?') {
+		for (n = 1, at = 0; n <= 3 && at < nlen; n++) {
+			at += char_len(name + at, nlen - at);
+			if ((n == 1 || model_one_char_fold(name, at)) &&
+			    model_glob_folded(pat + 1, plen - 1, name + at, nlen - at))
+				return true;
+		}
+		return false;
+	}
+	return pat[0] == name[0] && model_glob_folded(pat + 1, plen - 1, name + 1, nlen - 1);
+}
+
 static bool dstar(const struct comps *p, unsigned i)
 {
 	return p->len[i] == 2 && p->s[i][0] == '*' && p->s[i][1] == '*';
@@ -112,7 +161,7 @@ static bool comp_match(const struct pg_rule *r, const struct comps *p, unsigned 
 {
 	if (r->access == PG_WRITE)
 		return model_glob(p->s[pi], p->len[pi], n->s[ni], n->len[ni]);
-	return model_glob(p->fold[pi], p->flen[pi], n->fold[ni], n->flen[ni]);
+	return model_glob_folded(p->fold[pi], p->flen[pi], n->fold[ni], n->flen[ni]);
 }
 
 /* The deepest END such that pattern [PI, PE) matches name [NI, END). */
@@ -160,6 +209,7 @@ enum pg_access model_judge(const pg_policy *p, const char *name, struct pg_judge
 {
 	const struct pg_rule *best = NULL, *cap = NULL;
 	int best_depth = -1;
+	long best_eff = 0;
 	bool absolute = name[0] == '/';
 	size_t i, count = pg_policy_rule_count(p);
 
@@ -169,6 +219,7 @@ enum pg_access model_judge(const pg_policy *p, const char *name, struct pg_judge
 		return PG_DENY;
 	for (i = 0; i < count; i++) {
 		const struct pg_rule *r = pg_policy_rule(p, i);
+		long eff;
 		int d;
 
 		if (r->absolute != absolute || !split(r->path, &model_pat))
@@ -176,9 +227,13 @@ enum pg_access model_judge(const pg_policy *p, const char *name, struct pg_judge
 		d = deepest(r, &model_pat, 0, model_pat.n, &model_name, 0);
 		if (d < 0)
 			continue;
-		if (d > best_depth || (d == best_depth && r->access < best->access)) {
+		/* A rule copied from an ancestor of the root decides below
+		 * every rule at or beneath the root, by its ancestor's depth. */
+		eff = r->above ? (long)r->above - 100001 : d;
+		if (!best || eff > best_eff || (eff == best_eff && r->access < best->access)) {
 			best = r;
 			best_depth = d;
+			best_eff = eff;
 		}
 		if (r->final && (!cap || r->access < cap->access))
 			cap = r;
