@@ -46,6 +46,21 @@ static int probe(pg_root *root, const char *name, unsigned how, struct pg_res *r
 
 /* A deny rule naming a symlink denies what it points at: add a final deny
  * of the target's real name (even when the target does not exist yet). */
+/* Add a derived rule once: refreshes keep what earlier ones derived. */
+static int add_derived(pg_policy *policy, enum pg_access access, bool final, const char *path)
+{
+	size_t n = pg_policy_rule_count(policy);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pg_rule *r = pg_policy_rule(policy, i);
+
+		if (r->derived && r->access == access && r->final == final &&
+		    strcmp(r->path, path[0] == '.' && !path[1] ? "" : path) == 0)
+			return 0;
+	}
+	return pg_policy_add_rule(policy, access, final, path, NULL, 0, true);
+}
+
 static int derive_symlink_target(pg_root *root, pg_policy *policy, const char *name)
 {
 	struct pg_res res;
@@ -54,7 +69,7 @@ static int derive_symlink_target(pg_root *root, pg_policy *policy, const char *n
 	if (probe(root, name, PG_RES_FOLLOW, &res) < 0)
 		return 0; /* leaves the root, or unreadable: nothing inside to deny */
 	if (res.real_len)
-		rc = pg_policy_add_rule(policy, PG_DENY, true, res.real, NULL, 0, true);
+		rc = add_derived(policy, PG_DENY, true, res.real);
 	pg_res_release(&res);
 	return rc;
 }
@@ -153,20 +168,93 @@ static bool is_literal_inside(const struct pg_rule *r)
 	return !r->absolute && !r->glob && !r->derived && r->path[0];
 }
 
+/* The literal head of absolute rule PATH (its components before the first
+ * pattern) as the host spells it canonically, into BUF with the rest of
+ * PATH after it; false when the head is canonical already or cannot be
+ * resolved.  A rule spelled through a symlinked host path ("/home" ->
+ * "/usr/home") then still meets the root's canonical path. */
+static bool canonical_spelling(const char *path, char *buf, size_t size)
+{
+	char head[PATH_MAX], *canon;
+	size_t len = 0, i = 0, n = strlen(path), c;
+
+	while (i < n) {
+		while (i < n && path[i] == '/')
+			i++;
+		c = strcspn(path + i, "/");
+		if (!c || memchr(path + i, '*', c) || memchr(path + i, '?', c))
+			break;
+		len = i + c;
+		i += c;
+	}
+	if (!len || len >= sizeof(head))
+		return false;
+	memcpy(head, path, len);
+	head[len] = '\0';
+	canon = realpath(head, NULL);
+	if (!canon || strcmp(canon, head) == 0 ||
+	    (size_t)snprintf(buf, size, "%s%s", canon, path + len) >= size) {
+		free(canon);
+		return false;
+	}
+	free(canon);
+	return true;
+}
+
+/* The caller's policy, with each absolute rule also in its canonical
+ * spelling (issue 11.3). */
+static pg_policy *host_policy(const pg_root *root)
+{
+	pg_policy *p = root->base ? pg_policy_dup(root->base) : pg_policy_new();
+	char canon[PG_PATH_MAX + PATH_MAX];
+	size_t n;
+
+	if (p && !root->base && pg_policy_add(p, PG_WRITE, ".") < 0) {
+		pg_policy_free(p);
+		return NULL;
+	}
+	n = p ? pg_policy_rule_count(p) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pg_rule *r = pg_policy_rule(p, i);
+
+		if (r->absolute && !r->derived && canonical_spelling(r->path, canon, sizeof(canon)) &&
+		    pg_policy_add_rule(p, r->access, r->final, canon, r->file, r->line, false) < 0) {
+			pg_policy_free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+/* A denied symlink's target stays denied after the link is re-pointed: a
+ * planted link can only widen a deny, never narrow it (issue 11.2).  The
+ * root keeps every target it derived; a new root knows only what the
+ * links say when it opens. */
+static int keep_derived(pg_root *root, pg_policy *policy)
+{
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&root->lock);
+	for (size_t i = 0; root->policy && rc == 0 && i < pg_policy_rule_count(root->policy); i++) {
+		const struct pg_rule *r = pg_policy_rule(root->policy, i);
+
+		if (r->derived)
+			rc = add_derived(policy, r->access, r->final, r->path[0] ? r->path : ".");
+	}
+	pthread_rwlock_unlock(&root->lock);
+	return rc;
+}
+
 static int derive(pg_root *root, struct derived *d)
 {
 	unsigned budget = PG_ID_SCAN_BUDGET;
 	size_t i, n;
+	pg_policy *host = host_policy(root);
 
-	if (root->base)
-		d->policy = pg_policy_for_root(root->base, root->path);
-	else {
-		pg_policy *p = pg_policy_new();
-
-		if (p && pg_policy_add(p, PG_WRITE, ".") == 0)
-			d->policy = pg_policy_for_root(p, root->path);
-		pg_policy_free(p);
-	}
+	d->policy = host ? pg_policy_for_root(host, root->path) : NULL;
+	pg_policy_free(host);
+	if (d->policy && keep_derived(root, d->policy) < 0)
+		return -1;
 	d->ids = pg_ids_new();
 	if (!d->policy || !d->ids)
 		return -1;

@@ -499,6 +499,14 @@ static const struct esc_case fixed[] = {
 	 * loses to every one that does. */
 	C("read-above-root-decides", NULL, "read @BASE@\nwrite dir\n", 0, NULL, OP_OPEN, "file", NULL, R, OK),
 	C("read-above-root-ties-lose", NULL, "read @BASE@\nwrite .\n", 0, NULL, OP_OPEN, "file", NULL, W, OK),
+	/* A denied symlink re-pointed: its old target stays denied. */
+	C("repointed-link-keeps-deny", "f target.txt T\nf other O\nl lnk target.txt\n", "write .\ndeny lnk\n", 0,
+	  "r lnk\nl lnk other\n#refresh\n", OP_OPEN, "target.txt", NULL, R, DEN),
+	C("repointed-link-new-target", "f target.txt T\nf other O\nl lnk target.txt\n", "write .\ndeny lnk\n", 0,
+	  "r lnk\nl lnk other\n#refresh\n", OP_OPEN, "other", NULL, R, DEN),
+	/* A host rule spelled through a symlinked host path. */
+	C("host-rule-through-symlink", "l ../alias @BASE@\nf hostsecret S\n",
+	  "write .\ndeny @BASE@/alias/root/hostsecret\n", 0, NULL, OP_OPEN, "hostsecret", NULL, R, DEN),
 	/* '?' in a deny glob stands for what one character folds to. */
 	C("glob-qmark-ff-ligature", "f key.p\xef\xac\x80m K\n", "write .\ndeny **/*.p?m\n", 0, NULL,
 	  OP_OPEN, "key.p\xef\xac\x80m", NULL, R, DEN),
