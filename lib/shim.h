@@ -54,6 +54,20 @@ bool pg_root_intact(const pg_root *root);
  * and returns -1. */
 int pg_root_judge_name(pg_root *root, const char *name, enum pg_op op, const char *display);
 
+/* pg_check's verdict on RAW for OP, where the core leaves off (host.c):
+ * an absolute RAW beneath the root is the workspace name it spells;
+ * another absolute RAW is judged by the absolute rules, on the name as
+ * written and on the name it reaches (a host symlink into the root is
+ * judged there); a workspace name that leaves the root through an
+ * absolute symlink (venv/bin/python3 -> /usr/bin/python3) is judged
+ * where it lands, after the library has judged the way there; a name to
+ * create beneath directories that do not exist yet is judged for
+ * creation from its nearest existing directory down.  The host is
+ * resolved with realpath: advice, not a boundary.  Returns 0 when
+ * allowed; else -1 with *OUT (may be NULL) filled as pg_check fills it:
+ * a refusal, or a plain error (ENOENT: a name to read does not exist). */
+int pg_root_check_host(pg_root *root, const char *raw, enum pg_op op, struct pg_verdict *out);
+
 /* ------------------------------------------------------------- explain */
 
 /* What decides a name, for pathgate explain. */

@@ -13,6 +13,9 @@
 #define CLI_OK        0
 #define CLI_REFUSED   1
 #define CLI_USAGE     2
+/* pathgate check: a path failed with a plain error (it does not exist,
+ * a component is not a directory) and none was refused. */
+#define CLI_ERROR     3
 /* pathgate run: the envelope cannot be built on this host. */
 #define CLI_SANDBOX   125
 #define CLI_NOEXEC    126

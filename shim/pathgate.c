@@ -103,8 +103,12 @@ void cli_json_string(FILE *out, const char *s)
 			fputs("\\n", out);
 		} else if (*p == '\t') {
 			fputs("\\t", out);
-		} else if (*p < 0x20 || n == 0) {
+		} else if (*p < 0x20) {
 			fprintf(out, "\\u%04x", *p);
+		} else if (n == 0) {
+			/* Not UTF-8: the byte as a lone low surrogate (Python's
+			 * surrogateescape), never the character U+00XX. */
+			fprintf(out, "\\udc%02x", *p);
 			n = 1;
 		} else {
 			fwrite(p, 1, n, out);
@@ -266,6 +270,39 @@ static void print_refused_stderr(const char *path, const struct pg_verdict *v)
 	fprintf(stderr, "%s: %s: %s\n", path, verdict_name(v), verdict_why(v));
 }
 
+/* The exit status after verdict V: refused beats a plain error (a name
+ * that does not exist), which beats allowed. */
+static int worse(int rc, const struct pg_verdict *v)
+{
+	if (v->allowed)
+		return rc;
+	if (v->name)
+		return CLI_REFUSED;
+	return rc == CLI_REFUSED ? rc : CLI_ERROR;
+}
+
+/* pg_check's verdict, completed where the core leaves off: absolute
+ * paths, names leaving the root through an absolute symlink, names to
+ * create beneath directories not made yet (pg_root_check_host). */
+static void check_one(pg_root *root, const char *path, enum pg_op op, struct pg_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (pg_root_check_host(root, path, op, v) < 0 && !v->name && !v->err)
+		v->err = errno;
+}
+
+/* A batch verdict the core could not complete (see check_one). */
+static bool needs_host(const char *path, enum pg_op op, const struct pg_verdict *v)
+{
+	if (v->allowed)
+		return false;
+	if (path[0] == '/')
+		return true;
+	if (v->name && strcmp(v->name, "workspace.path-escape") == 0)
+		return true;
+	return op == PG_OP_CREATE && !v->name && v->err == ENOENT;
+}
+
 static int check_args(pg_root *root, const struct check_opts *o, char **paths, int n)
 {
 	int i, rc = CLI_OK;
@@ -273,11 +310,8 @@ static int check_args(pg_root *root, const struct check_opts *o, char **paths, i
 	for (i = 0; i < n; i++) {
 		struct pg_verdict v;
 
-		memset(&v, 0, sizeof(v));
-		if (pg_check(root, paths[i], o->op, &v) < 0 && !v.name && !v.err)
-			v.err = errno;
-		if (!v.allowed)
-			rc = CLI_REFUSED;
+		check_one(root, paths[i], o->op, &v);
+		rc = worse(rc, &v);
 		if (o->json)
 			print_json_verdict(paths[i], &v);
 		else if (!v.allowed)
@@ -366,9 +400,11 @@ static int check_stdin(pg_root *root, const struct check_opts *o)
 			rc = CLI_USAGE;
 			goto out;
 		}
-		if (refused > 0)
-			rc = CLI_REFUSED;
+		(void)refused;
 		for (i = 0; i < k; i++) {
+			if (needs_host(paths[done + i], o->op, &v[i]))
+				check_one(root, paths[done + i], o->op, &v[i]);
+			rc = worse(rc, &v[i]);
 			if (o->json)
 				print_json_verdict(paths[done + i], &v[i]);
 			else

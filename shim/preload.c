@@ -430,6 +430,7 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 	n->where = PL_PASS;
 	n->root = NULL;
 	n->held = -1;
+	n->nofollow = (at_flags & AT_SYMLINK_NOFOLLOW) != 0;
 	if (!path || !*path)
 		return 0;   /* AT_EMPTY_PATH on an fd, or libc's own EFAULT/ENOENT */
 	(void)at_flags;
@@ -569,6 +570,44 @@ static int judge_real(const struct pl_name *n, const char *real, enum pg_op op)
 	return pl_judge_name(&m, op);
 }
 
+/* Two refusals of the library are not the last word for the preload:
+ *
+ * Inside pathgate run the envelope's mounts are the boundary, and a
+ * read-only name that did not exist at launch has none: the envelope lets
+ * the command create and write it (git init making .git/hooks and
+ * .git/config), and the next launch binds it read-only.  The preload
+ * agrees rather than hold it in process: workspace.read-only is handed to
+ * the kernel, which answers EROFS (or EBUSY) wherever a mount holds the
+ * name.  Denied names stay held.
+ *
+ * A workspace name that leaves the root through an absolute symlink
+ * (workspace.path-escape) is judged where it lands by the policy's
+ * absolute rules (pg_root_check_host), as a host path would be. */
+bool pl_kernel_answers(const struct pl_name *n, enum pg_op op)
+{
+	const char *name = pg_last_refusal()->name;
+
+	if (!name)
+		return false;
+	if (op != PG_OP_READ && (g.root_flags & PG_ROOT_XDEV) && strcmp(name, "workspace.read-only") == 0)
+		return true;
+	if (n && n->where == PL_INSIDE && n->held < 0 && strcmp(name, "workspace.path-escape") == 0)
+		return pg_root_check_host(n->root, n->rel, op, NULL) == 0;
+	return false;
+}
+
+/* True when N names a symlink the call acts on itself (lchown, utimensat
+ * with AT_SYMLINK_NOFOLLOW): tar sets a link's times before its target
+ * exists.  The library's lstat judges reading it; a change is to the
+ * link's own name, judged as removing it is (the name's access, never
+ * where it leads). */
+static bool own_link(const struct pl_name *n)
+{
+	struct stat st;
+
+	return pg_stat(n->root, n->rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
 int pl_judge(const struct pl_name *n, enum pg_op op)
 {
 	struct pg_verdict v;
@@ -576,8 +615,16 @@ int pl_judge(const struct pl_name *n, enum pg_op op)
 
 	if (held_covers(n, op))
 		return 0;
-	if (n->where == PL_INSIDE)
-		return pg_check(n->root, n->rel, op, &v);
+	if (n->where == PL_INSIDE) {
+		if (n->nofollow && op != PG_OP_CREATE && own_link(n)) {
+			if (op == PG_OP_READ)
+				return 0;   /* pg_stat judged reading the link */
+			op = PG_OP_DELETE;
+		}
+		if (pg_check(n->root, n->rel, op, &v) == 0)
+			return 0;
+		return pl_kernel_answers(n, op) ? 0 : -1;
+	}
 	if (pl_judge_name(n, op) < 0)
 		return -1;
 	/* A host symlink into the root (or into a denied host directory) must
