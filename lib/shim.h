@@ -36,6 +36,11 @@
 int pg_policy_discover(pg_policy *p, const char *root, const char *file, const char *text,
 		       char **source);
 
+/* The nearest directory from START upward (START itself first) that
+ * holds a regular file .pathgate, canonical and malloc'd; NULL when none
+ * does (the caller's workspace is then START). */
+char *pg_policy_find_root(const char *start);
+
 /* The embedded default policy's text (pathgate policy --default). */
 const char *pg_policy_default_text(void);
 
@@ -98,6 +103,11 @@ int pg_root_explain(pg_root *root, const char *raw, struct pg_explanation *out);
 /* Lend the host file HOST read-only at DEST in the envelope's private
  * /tmp (pathgate run's preload).  0 or -1 with errno set. */
 int pg_plan_lend(pg_plan *plan, const char *host, const char *dest, const char *why);
+
+/* Start the child in DIR (canonical, the root or beneath it) instead of
+ * the root, when the plan shows DIR (read or write region; plan-cwd.c).
+ * 0, or -1 with errno: EINVAL not beneath the root, EACCES masked there. */
+int pg_plan_chdir(pg_plan *plan, const char *dir);
 
 /* Launch FILE under PLAN: pg_spawn's contract with a plan the caller
  * built (and lent into).  0 or an error number; the report is left for

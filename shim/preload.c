@@ -43,8 +43,11 @@ static struct {
 	char           *env_policy_text; /* "PATHGATE_POLICY_TEXT=...", or NULL */
 	unsigned        root_flags;      /* PG_ROOT_XDEV inside an envelope */
 	bool            log;
+	int             log_fd;          /* PATHGATE_LOG_FD: pathgate run's record of refusals, or -1 */
+	char            env_log[32];     /* "PATHGATE_LOG=1", or "" */
+	char            env_log_fd[40];  /* "PATHGATE_LOG_FD=N", or "" */
 	pthread_mutex_t reopen;
-} g = { .reopen = PTHREAD_MUTEX_INITIALIZER };
+} g = { .reopen = PTHREAD_MUTEX_INITIALIZER, .log_fd = -1 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static __thread int depth __attribute__((tls_model("initial-exec")));
@@ -181,6 +184,20 @@ static bool inside_envelope(void)
 	       status_is(status, "CapEff", NULL, true);
 }
 
+/* PATHGATE_LOG_FD names the descriptor pathgate run records refusals in;
+ * both variables are handed to children as the others are. */
+static void log_setup(void)
+{
+	const char *fd = getenv("PATHGATE_LOG_FD");
+
+	if (g.log)
+		snprintf(g.env_log, sizeof(g.env_log), "PATHGATE_LOG=1");
+	if (fd && *fd && strlen(fd) < 10 && !fd[strspn(fd, "0123456789")]) {
+		g.log_fd = atoi(fd);
+		snprintf(g.env_log_fd, sizeof(g.env_log_fd), "PATHGATE_LOG_FD=%d", g.log_fd);
+	}
+}
+
 /* A child forked while another thread re-opened the root must not find
  * the lock held by a thread it does not have. */
 static void reset_in_child(void)
@@ -199,6 +216,7 @@ static void init(void)
 		return;
 	}
 	g.log = log && *log && strcmp(log, "0") != 0;
+	log_setup();
 	if (inside_envelope())
 		g.root_flags |= PG_ROOT_XDEV;
 	find_self();
@@ -650,13 +668,28 @@ int pl_judge_landing(const struct pl_name *n, int fd)
 	return judge_real(n, real, PG_OP_READ);
 }
 
+/* One line to pathgate run's record (a memfd opened O_APPEND: lines of
+ * many processes do not mix), while it holds under 1 MiB. */
+static void record(const char *head, const char *tail)
+{
+	char line[PATH_MAX + 700];
+	struct stat st;
+	int n;
+
+	if (g.log_fd < 0 || fstat(g.log_fd, &st) < 0 || st.st_size > (1 << 20))
+		return;
+	n = snprintf(line, sizeof(line), "%s%s\n", head, tail);
+	if (n > 0 && (size_t)n < sizeof(line) && write(g.log_fd, line, (size_t)n) < 0)
+		return;
+}
+
 void pl_log_refusal(const char *call, const char *path)
 {
 	const struct pg_refusal *r;
 	int saved = errno;
 	char head[PATH_MAX + 64], tail[600];
 
-	if (!g.log)
+	if (!g.log && g.log_fd < 0)
 		return;
 	r = pg_last_refusal();
 	snprintf(head, sizeof(head), "pathgate-preload: %s %s: ", call, path ? path : "");
@@ -665,7 +698,10 @@ void pl_log_refusal(const char *call, const char *path)
 			 r->rule ? r->rule : "");
 	else
 		snprintf(tail, sizeof(tail), "%s", strerror(saved));
-	say(head, tail, NULL);
+	if (g.log)
+		say(head, tail, NULL);
+	if (r->name)
+		record(head + 18, tail);
 	errno = saved;
 }
 
@@ -714,7 +750,8 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 		}
 		if (is_var(envp[i], "PATHGATE_ROOT", 13) || is_var(envp[i], "PATHGATE_POLICY", 15) ||
 		    is_var(envp[i], "PATHGATE_POLICY_TEXT", 20) ||
-		    is_var(envp[i], "PATHGATE_ENVELOPE", 17))
+		    is_var(envp[i], "PATHGATE_ENVELOPE", 17) || is_var(envp[i], "PATHGATE_LOG", 12) ||
+		    is_var(envp[i], "PATHGATE_LOG_FD", 15))
 			continue;
 		out[k++] = envp[i];
 	}
@@ -739,6 +776,10 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 	 * process was told, whatever the program put in ENVP. */
 	if (g.root_flags & PG_ROOT_XDEV)
 		out[k++] = (char *)"PATHGATE_ENVELOPE=1";
+	if (g.env_log[0])
+		out[k++] = g.env_log;
+	if (g.env_log_fd[0])
+		out[k++] = g.env_log_fd;
 	out[k] = NULL;
 }
 

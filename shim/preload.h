@@ -101,7 +101,7 @@ int        pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op,
  * envelope flag as this process has it) put back
  * into OUT (room for env_count(ENVP) + PL_ENV_EXTRA pointers); BUF (PL_ENV_BUF
  * bytes) holds a merged LD_PRELOAD.  Allocates nothing (vfork). */
-#define PL_ENV_EXTRA 6
+#define PL_ENV_EXTRA 8
 #define PL_ENV_BUF   (PATH_MAX * 2 + 16)
 size_t pl_env_count(char *const envp[]);
 void   pl_env_inject(char *const envp[], char **out, char *buf);
