@@ -11,6 +11,10 @@ shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
 shim_pathgate_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
 	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"'
 shim_pathgate_LDADD = lib/libpathgate-internal.la $(JSONC_LIBS)
+# The preload's path is baked into cli-run's object: a configure with
+# another --prefix rewrites Makefile, and the object must follow it, or
+# an installed pathgate run looks for the preload under the old prefix.
+shim/pathgate-cli-run.$(OBJEXT): Makefile
 
 # The preload carries its own copy of the library (hidden symbols), so a
 # program that links libpathgate itself never meets it twice.
