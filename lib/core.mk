@@ -12,7 +12,8 @@ lib_libpathgate_internal_la_SOURCES += \
 
 # What the shim (pathgate, the preload) may use beyond pathgate.h: one
 # header, shim.h, and the modules that decide for it.
-lib_libpathgate_internal_la_SOURCES += lib/shim.h lib/discover.c lib/explain.c
+lib_libpathgate_internal_la_SOURCES += lib/shim.h lib/discover.c lib/explain.c lib/host.c \
+	lib/plan-cwd.c
 
 # Shared test helpers (temp trees, snapshots, fd-leak checks): other areas'
 # tests may link tests/libtestutil.la.

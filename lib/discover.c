@@ -1,7 +1,8 @@
 /* discover.c - where a workspace's policy comes from, decided once for
  * the pathgate command and the preload (declared in shim.h): a named
  * file, the text handed down for it, ROOT/.pathgate, or the embedded
- * default. */
+ * default; and where the workspace is when no root is named (the
+ * nearest directory upward holding a .pathgate, as git finds .git). */
 #include "config.h"
 
 #include <errno.h>
@@ -47,6 +48,31 @@ static int parse_text(pg_policy *p, const char *text)
 	return pg_policy_parse(p, text, strlen(text));
 }
 
+char *pg_policy_find_root(const char *start)
+{
+	char *dir = start ? realpath(start, NULL) : NULL;
+	char *file;
+
+	while (dir) {
+		struct stat st;
+		char *slash;
+
+		if (asprintf(&file, "%s/.pathgate", strcmp(dir, "/") == 0 ? "" : dir) < 0)
+			break;
+		if (stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
+			free(file);
+			return dir;
+		}
+		free(file);
+		slash = strrchr(dir, '/');
+		if (!slash || strcmp(dir, "/") == 0)
+			break;
+		slash[slash == dir ? 1 : 0] = '\0';
+	}
+	free(dir);
+	return NULL;
+}
+
 int pg_policy_discover(pg_policy *p, const char *root, const char *file, const char *text,
 		       char **source)
 {
@@ -74,7 +100,9 @@ int pg_policy_discover(pg_policy *p, const char *root, const char *file, const c
 		if (rc < 0 && text && file && *file)
 			rc = parse_text(p, text);
 	} else {
-		rc = parse_text(p, text ? text : pg_default_policy_text);
+		rc = text ? parse_text(p, text)
+			  : pg_policy_parse_named(p, pg_default_policy_text, strlen(pg_default_policy_text),
+						  "<default>");
 	}
 	if (source)
 		*source = found;

@@ -635,3 +635,15 @@ void pg_rule_render(const struct pg_rule *r, char *buf, size_t size)
 		snprintf(buf, size, "%s%s %s", access_word(r->access), r->final ? "!" : "",
 			 path);
 }
+
+/* ---- issue 12 (realwork): a text parsed under a name of its own, so the
+ * embedded default's rules read "<default>:LINE" (declared in policy.h). */
+int pg_policy_parse_named(pg_policy *p, const char *text, size_t len, const char *name)
+{
+	pg_refusal_clear();
+	if (!p)
+		return invalid(NULL, 0, "a NULL policy");
+	if (!text && len)
+		return invalid(NULL, 0, "a NULL text");
+	return parse_into(p, text ? text : "", len, name ? name : "<string>");
+}

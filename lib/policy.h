@@ -115,6 +115,9 @@ void pg_rule_render(const struct pg_rule *r, char *buf, size_t size);
  * returns the folded length, or (size_t)-1 if SIZE is too small. */
 size_t pg_fold(const char *name, size_t len, char *buf, size_t size);
 
+/* pg_policy_parse, the rules naming NAME as their file ("<default>"). */
+int pg_policy_parse_named(pg_policy *p, const char *text, size_t len, const char *name);
+
 /* The embedded default profile (pathgate policy --default), with comments. */
 extern const char pg_default_policy_text[];
 

@@ -36,6 +36,11 @@
 int pg_policy_discover(pg_policy *p, const char *root, const char *file, const char *text,
 		       char **source);
 
+/* The nearest directory from START upward (START itself first) that
+ * holds a regular file .pathgate, canonical and malloc'd; NULL when none
+ * does (the caller's workspace is then START). */
+char *pg_policy_find_root(const char *start);
+
 /* The embedded default policy's text (pathgate policy --default). */
 const char *pg_policy_default_text(void);
 
@@ -53,6 +58,20 @@ bool pg_root_intact(const pg_root *root);
  * or workspace.read-only (EROFS) naming DISPLAY and the deciding rule,
  * and returns -1. */
 int pg_root_judge_name(pg_root *root, const char *name, enum pg_op op, const char *display);
+
+/* pg_check's verdict on RAW for OP, where the core leaves off (host.c):
+ * an absolute RAW beneath the root is the workspace name it spells;
+ * another absolute RAW is judged by the absolute rules, on the name as
+ * written and on the name it reaches (a host symlink into the root is
+ * judged there); a workspace name that leaves the root through an
+ * absolute symlink (venv/bin/python3 -> /usr/bin/python3) is judged
+ * where it lands, after the library has judged the way there; a name to
+ * create beneath directories that do not exist yet is judged for
+ * creation from its nearest existing directory down.  The host is
+ * resolved with realpath: advice, not a boundary.  Returns 0 when
+ * allowed; else -1 with *OUT (may be NULL) filled as pg_check fills it:
+ * a refusal, or a plain error (ENOENT: a name to read does not exist). */
+int pg_root_check_host(pg_root *root, const char *raw, enum pg_op op, struct pg_verdict *out);
 
 /* ------------------------------------------------------------- explain */
 
@@ -84,6 +103,11 @@ int pg_root_explain(pg_root *root, const char *raw, struct pg_explanation *out);
 /* Lend the host file HOST read-only at DEST in the envelope's private
  * /tmp (pathgate run's preload).  0 or -1 with errno set. */
 int pg_plan_lend(pg_plan *plan, const char *host, const char *dest, const char *why);
+
+/* Start the child in DIR (canonical, the root or beneath it) instead of
+ * the root, when the plan shows DIR (read or write region; plan-cwd.c).
+ * 0, or -1 with errno: EINVAL not beneath the root, EACCES masked there. */
+int pg_plan_chdir(pg_plan *plan, const char *dir);
 
 /* Launch FILE under PLAN: pg_spawn's contract with a plan the caller
  * built (and lent into).  0 or an error number; the report is left for

@@ -262,19 +262,22 @@ int explain_main(int argc, char **argv)
 		if (cli_workspace_option(&ws, c, optarg))
 			continue;
 		if (c == 'h') {
-			fputs(cli_usage_text, stdout);
+			cli_help("explain", stdout);
 			return CLI_OK;
 		}
-		fputs(cli_usage_text, stderr);
-		return CLI_USAGE;
+		return cli_try("explain");
 	}
 	if (argc - optind != 1) {
 		fputs("pathgate: explain: give exactly one PATH\n", stderr);
-		return CLI_USAGE;
+		return cli_try("explain");
 	}
 	rc = cli_workspace_open(&ws);
-	if (rc == CLI_OK)
-		rc = explain_one(ws.root, argv[optind]);
+	if (rc == CLI_OK) {
+		char *path = cli_workspace_path(&ws, argv[optind]);
+
+		rc = path ? explain_one(ws.root, path) : CLI_USAGE;
+		free(path);
+	}
 	cli_workspace_close(&ws);
 	return rc;
 }
@@ -333,15 +336,14 @@ int plan_main(int argc, char **argv)
 			continue;
 		}
 		if (c == 'h') {
-			fputs(cli_usage_text, stdout);
+			cli_help("plan", stdout);
 			return CLI_OK;
 		}
-		fputs(cli_usage_text, stderr);
-		return CLI_USAGE;
+		return cli_try("plan");
 	}
 	if (optind != argc) {
 		fputs("pathgate: plan: takes no PATH\n", stderr);
-		return CLI_USAGE;
+		return cli_try("plan");
 	}
 	rc = cli_workspace_open(&ws);
 	if (rc == CLI_OK) {

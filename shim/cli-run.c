@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,13 +22,15 @@
 extern char **environ;
 
 /* LD_PRELOAD, PATHGATE_ROOT, PATHGATE_POLICY, PATHGATE_POLICY_TEXT,
- * PATHGATE_ENVELOPE */
-#define RUN_VARS 5
+ * PATHGATE_ENVELOPE, PATHGATE_LOG, PATHGATE_LOG_FD */
+#define RUN_VARS 7
 /* The kernel's bound on one environment string is 128 KiB. */
 #define RUN_TEXT_MAX (100 * 1024)
 
 struct run_opts {
 	const char *report;
+	bool        log;      /* --log or PATHGATE_LOG: the preload names each refusal */
+	int         log_fd;   /* the refusals the preload records, for the summary; -1 */
 	bool        preload;
 	bool        envelope;
 	char      **env;     /* --env NAME=VALUE, owned */
@@ -151,12 +155,74 @@ static char *policy_text(const char *file)
 	return buf;
 }
 
+/* ---- issue 12: refusals seen inside run --------------------------------
+ *
+ * The preload appends one line per refusal ("CALL PATH: NAME: RULE") to
+ * a memfd every process of the command inherits (PATHGATE_LOG_FD, kept
+ * like the other variables when a program clears its environment); when
+ * the command exits, run prints how many there were and the first few.
+ * With --log (or PATHGATE_LOG from the caller) each is also printed on
+ * stderr as it happens. */
+
+#define SUMMARY_LINES 5
+
+static int log_open(void)
+{
+	int fd = memfd_create("pathgate-refusals", 0);
+
+	if (fd >= 0 && fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static size_t log_vars(const struct run_opts *o, char **vars)
+{
+	size_t n = 0;
+
+	if (o->log && (vars[n] = strdup("PATHGATE_LOG=1")))
+		n++;
+	if (o->log_fd >= 0 && asprintf(&vars[n], "PATHGATE_LOG_FD=%d", o->log_fd) >= 0)
+		n++;
+	return n;
+}
+
+/* How many refusals, the first SUMMARY_LINES of them, and what to do
+ * about a denied name a tree walk met. */
+static void log_summary(int fd)
+{
+	char line[1024];
+	size_t count = 0;
+	bool denied = false;
+	FILE *f;
+
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0 || !(f = fdopen(dup(fd), "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strchr(line, '\n'))
+			continue;
+		if (count++ < SUMMARY_LINES)
+			fprintf(stderr, "pathgate: run: refused: %s", line);
+		denied = denied || strstr(line, ": workspace.denied");
+	}
+	fclose(f);
+	if (count > SUMMARY_LINES)
+		fprintf(stderr, "pathgate: run: ... %zu refusals in all (--log shows each)\n", count);
+	if (denied)
+		fputs("pathgate: run: a tool that walks the tree (git add -A, tar c .) stops at a denied name: "
+		      "ignore it there (.gitignore, tar --exclude)\n", stderr);
+}
+
+/* ---------------------------------------------------------------------- */
+
 /* The variables that configure the preload in the child.  Returns how
  * many were written to VARS (each owned by the caller).  In the envelope
  * (ENVELOPE) the preload is told so: the mounts beneath the root are the
  * plan's, and it crosses them (see PATHGATE_ENVELOPE in pathgate(1)). */
-static size_t preload_vars(const struct cli_workspace *ws, const char *preload,
-			   const char *inherited_preload, bool envelope, char *vars[RUN_VARS])
+static size_t preload_vars(const struct cli_workspace *ws, const struct run_opts *o,
+			   const char *preload, const char *inherited_preload, bool envelope,
+			   char *vars[RUN_VARS])
 {
 	char *text;
 	size_t n = 0;
@@ -178,6 +244,7 @@ static size_t preload_vars(const struct cli_workspace *ws, const char *preload,
 	}
 	if (envelope && (vars[n] = strdup("PATHGATE_ENVELOPE=1")))
 		n++;
+	n += log_vars(o, vars + n);
 	return n;
 }
 
@@ -192,7 +259,8 @@ static bool is_preload_var(const char *entry)
 {
 	return is_var(entry, "LD_PRELOAD") || is_var(entry, "PATHGATE_ROOT") ||
 	       is_var(entry, "PATHGATE_POLICY") || is_var(entry, "PATHGATE_POLICY_TEXT") ||
-	       is_var(entry, "PATHGATE_ENVELOPE");
+	       is_var(entry, "PATHGATE_ENVELOPE") || is_var(entry, "PATHGATE_LOG") ||
+	       is_var(entry, "PATHGATE_LOG_FD");
 }
 
 /* True when ENTRY's name is one of LIST's. */
@@ -249,7 +317,7 @@ static int wait_status(pid_t pid)
 
 static void write_report(const char *file, const char *json)
 {
-	FILE *f = fopen(file, "we");
+	FILE *f = strcmp(file, "-") == 0 ? fdopen(dup(STDOUT_FILENO), "w") : fopen(file, "we");
 
 	if (!f || fputs(json, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
 		fprintf(stderr, "pathgate: run: --report %s: %s\n", file, strerror(errno));
@@ -268,6 +336,33 @@ static int spawn_failed(const char *cmd)
 		return CLI_NOTFOUND;
 	return err == EACCES || err == ENOEXEC || err == EISDIR ? CLI_NOEXEC : CLI_SANDBOX;
 }
+
+/* ---- issue 12: the conventions of a command runner ------------------ */
+
+/* The child starts where the caller is when that lies in the root and
+ * the envelope shows it (a shell started there would); else in the root,
+ * saying why. */
+static void keep_cwd(const struct cli_workspace *ws, pg_plan *plan)
+{
+	char *cwd = getcwd(NULL, 0);
+	const char *top = pg_root_path(ws->root);
+	size_t n = strlen(top);
+
+	if (cwd && strcmp(cwd, top) != 0 && (strcmp(top, "/") == 0 ||
+	    (strncmp(cwd, top, n) == 0 && cwd[n] == '/')) && pg_plan_chdir(plan, cwd) < 0)
+		fprintf(stderr, "pathgate: run: the working directory %s is not shown in the envelope (%s): "
+			"the command starts in %s\n", cwd, strerror(errno), top);
+	free(cwd);
+}
+
+/* One PATH: the command is found on the caller's PATH, so the child gets
+ * that PATH too (as bwrap and firejail keep it), before any --env. */
+static int keep_path(struct run_opts *o)
+{
+	return getenv("PATH") ? add_env(o, "PATH") : 0;
+}
+
+/* ---------------------------------------------------------------------- */
 
 /* The preload lives where the child may see nothing (a build tree under
  * /tmp, a prefix the policy does not read), and ld.so ignores an
@@ -288,6 +383,7 @@ static int spawn_in_envelope(struct cli_workspace *ws, const struct run_opts *o,
 		pg_plan_free(plan);
 		return CLI_SANDBOX;
 	}
+	keep_cwd(ws, plan);
 	err = pg_plan_spawn(pid, plan, file, NULL, NULL, cmdv, env);
 	pg_plan_free(plan);
 	if (err) {
@@ -318,8 +414,8 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 			rc = CLI_USAGE;
 			goto out;
 		}
-		nvars = o->envelope ? preload_vars(ws, PRELOAD_IN_ENVELOPE, NULL, true, vars)
-				    : preload_vars(ws, preload_path(), getenv("LD_PRELOAD"), false, vars);
+		nvars = o->envelope ? preload_vars(ws, o, PRELOAD_IN_ENVELOPE, NULL, true, vars)
+				    : preload_vars(ws, o, preload_path(), getenv("LD_PRELOAD"), false, vars);
 	}
 	env = build_env(vars, nvars, o->env, o->nenv, !o->envelope);
 	if (!env) {
@@ -344,6 +440,7 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 							   : "{\"envelope\":false,\"preload\":false}");
 	}
 	rc = wait_status(pid);
+	log_summary(o->log_fd);
 out:
 	for (i = 0; i < nvars; i++)
 		free(vars[i]);
@@ -358,6 +455,7 @@ int run_main(int argc, char **argv)
 		{ "root", required_argument, NULL, CLI_OPT_ROOT },
 		{ "policy", required_argument, NULL, CLI_OPT_POLICY },
 		{ "report", required_argument, NULL, 'r' },
+		{ "log", no_argument, NULL, 'l' },
 		{ "no-preload", no_argument, NULL, 'P' },
 		{ "no-envelope", no_argument, NULL, 'E' },
 		{ "env", required_argument, NULL, 'e' },
@@ -365,14 +463,19 @@ int run_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_workspace ws = { 0 };
-	struct run_opts o = { .preload = true, .envelope = true };
+	struct run_opts o = { .preload = true, .envelope = true, .log_fd = -1 };
+	const char *log = getenv("PATHGATE_LOG");
 	int c, rc;
 
+	o.log = log && *log && strcmp(log, "0") != 0;
+	if (keep_path(&o) < 0)
+		return CLI_USAGE;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		if (cli_workspace_option(&ws, c, optarg))
 			continue;
 		switch (c) {
 		case 'r': o.report = optarg; break;
+		case 'l': o.log = true; break;
 		case 'P': o.preload = false; break;
 		case 'E': o.envelope = false; break;
 		case 'e':
@@ -381,13 +484,14 @@ int run_main(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'h': fputs(cli_usage_text, stdout); free_env(&o); return CLI_OK;
-		default: fputs(cli_usage_text, stderr); free_env(&o); return CLI_USAGE;
+		case 'h': cli_help("run", stdout); free_env(&o); return CLI_OK;
+		default: free_env(&o); return cli_try("run");
 		}
 	}
 	rc = CLI_USAGE;
 	if (optind >= argc)
-		fputs("pathgate: run: no command given (pathgate run [OPTION]... -- CMD [ARG]...)\n", stderr);
+		fputs("pathgate: run: no command given (pathgate run [OPTION]... -- CMD [ARG]...)\n"
+		      "Try 'pathgate run --help'.\n", stderr);
 	else if (!o.preload && !o.envelope)
 		fputs("pathgate: run: --no-preload with --no-envelope would run the command unconfined; refused\n",
 		      stderr);
@@ -395,7 +499,11 @@ int run_main(int argc, char **argv)
 		rc = cli_workspace_open(&ws);
 	if (rc == CLI_OK) {
 		fflush(stdout);
+		if (o.preload)
+			o.log_fd = log_open();
 		rc = run_command(&ws, &o, argv + optind);
+		if (o.log_fd >= 0)
+			close(o.log_fd);
 	}
 	if (ws.policy || ws.root)
 		cli_workspace_close(&ws);

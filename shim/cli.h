@@ -13,13 +13,18 @@
 #define CLI_OK        0
 #define CLI_REFUSED   1
 #define CLI_USAGE     2
+/* pathgate check: a path failed with a plain error (it does not exist,
+ * a component is not a directory) and none was refused. */
+#define CLI_ERROR     3
 /* pathgate run: the envelope cannot be built on this host. */
 #define CLI_SANDBOX   125
 #define CLI_NOEXEC    126
 #define CLI_NOTFOUND  127
 
 struct cli_workspace {
-	const char *root_dir;    /* --root, "." by default */
+	const char *root_dir;    /* --root; else the nearest directory upward with a .pathgate, else "." */
+	char       *found;       /* that directory, owned */
+	char       *prefix;      /* the working directory beneath the root, "" or ending in '/', owned */
 	const char *policy_file; /* --policy, or NULL */
 	char       *source;      /* absolute path of the policy file used; NULL: the embedded default */
 	pg_policy  *policy;
@@ -31,6 +36,9 @@ struct cli_workspace {
  * CLI_USAGE. */
 int  cli_workspace_open(struct cli_workspace *ws);
 void cli_workspace_close(struct cli_workspace *ws);
+/* PATH as the user meant it: a relative PATH is relative to the working
+ * directory, which may lie beneath a root found upward.  Malloc'd. */
+char *cli_workspace_path(const struct cli_workspace *ws, const char *path);
 
 /* The refusal of the last library call, as "name: rule" for messages. */
 void cli_print_refusal(FILE *out, const char *what);
@@ -54,5 +62,10 @@ int run_main(int argc, char **argv);
 bool cli_workspace_option(struct cli_workspace *ws, int opt, const char *arg);
 
 extern const char cli_usage_text[];
+/* CMD's part of the usage text (pathgate CMD --help). */
+void cli_help(const char *cmd, FILE *out);
+/* "Try 'pathgate CMD --help'." on stderr, after a usage error's message;
+ * returns CLI_USAGE. */
+int cli_try(const char *cmd);
 
 #endif

@@ -31,21 +31,52 @@ const char cli_usage_text[] =
 "                   pinned directories, and what holds the decision\n"
 "  plan [--root DIR] [--policy FILE] [--argv]\n"
 "                   the envelope: one mount a line with its rule, the seams\n"
-"  run [--root DIR] [--policy FILE] [--report FILE] [--env NAME[=VALUE]]...\n"
-"      [--no-preload] [--no-envelope] -- CMD [ARG]...\n"
-"                   run CMD under the envelope with the preload inside it\n"
+"  run [--root DIR] [--policy FILE] [--report FILE|-] [--log]\n"
+"      [--env NAME[=VALUE]]... [--no-preload] [--no-envelope] -- CMD [ARG]...\n"
+"                   run CMD under the envelope with the preload inside it,\n"
+"                   with the caller's PATH, in the current directory when\n"
+"                   it lies in the root; sums up refusals at the end\n"
 "  policy --default | --from-srt FILE | --check FILE\n"
 "                   print the embedded default policy, convert a\n"
 "                   sandbox-runtime settings file, or check a policy\n"
 "\n"
-"Without --policy, DIR/.pathgate is used, else the embedded default.\n"
-"Exit status: 0 allowed / success, 1 refused, 2 usage or policy error;\n"
+"Without --root, DIR is the nearest directory upward with a .pathgate,\n"
+"else the current one.  Without --policy, DIR/.pathgate is used, else\n"
+"the embedded default.  Each COMMAND takes --help.\n"
+"Exit status: 0 allowed / success, 1 refused, 2 usage or policy error,\n"
+"3 (check) a path does not exist;\n"
 "run: CMD's status, 125 sandbox unavailable, 126 not executable,\n"
 "127 not found.  See pathgate(1).\n";
 
 static void usage(FILE *out)
 {
 	fputs(cli_usage_text, out);
+}
+
+/* CMD's own lines of the usage text: from "  CMD " to the next command. */
+void cli_help(const char *cmd, FILE *out)
+{
+	const char *p = cli_usage_text, *end;
+	size_t n = strlen(cmd);
+	bool in = false;
+
+	fprintf(out, "Usage: pathgate %s [OPTION]...\n", cmd);
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		if (p[0] == ' ' && p[1] == ' ' && p[2] >= 'a' && p[2] <= 'z')
+			in = strncmp(p + 2, cmd, n) == 0 && (p[2 + n] == ' ' || p + 2 + n == end);
+		else if (p == end)
+			in = false;
+		if (in)
+			fprintf(out, "%.*s\n", (int)(end - p), p);
+	}
+	fputs("See pathgate(1).\n", out);
+}
+
+int cli_try(const char *cmd)
+{
+	fprintf(stderr, "Try 'pathgate %s --help'.\n", cmd);
+	return CLI_USAGE;
 }
 
 void cli_print_refusal(FILE *out, const char *what)
@@ -103,8 +134,12 @@ void cli_json_string(FILE *out, const char *s)
 			fputs("\\n", out);
 		} else if (*p == '\t') {
 			fputs("\\t", out);
-		} else if (*p < 0x20 || n == 0) {
+		} else if (*p < 0x20) {
 			fprintf(out, "\\u%04x", *p);
+		} else if (n == 0) {
+			/* Not UTF-8: the byte as a lone low surrogate (Python's
+			 * surrogateescape), never the character U+00XX. */
+			fprintf(out, "\\udc%02x", *p);
 			n = 1;
 		} else {
 			fwrite(p, 1, n, out);
@@ -143,12 +178,45 @@ static int load_policy(struct cli_workspace *ws)
 	return CLI_OK;
 }
 
+/* No --root: the nearest directory upward holding a .pathgate (as git
+ * finds .git), else the working directory.  Relative paths stay relative
+ * to the working directory: PREFIX is where it lies beneath the root. */
+static void find_root(struct cli_workspace *ws)
+{
+	char *cwd = getcwd(NULL, 0);
+	size_t n;
+
+	ws->found = pg_policy_find_root(".");
+	ws->root_dir = ws->found ? ws->found : ".";
+	if (!ws->found || !cwd)
+		goto out;
+	n = strlen(ws->found);
+	if (strcmp(ws->found, "/") == 0)
+		n = 0;
+	if (strncmp(cwd, ws->found, n) == 0 && cwd[n] == '/' && cwd[n + 1])
+		if (asprintf(&ws->prefix, "%s/", cwd + n + 1) < 0)
+			ws->prefix = NULL;
+out:
+	free(cwd);
+}
+
+char *cli_workspace_path(const struct cli_workspace *ws, const char *path)
+{
+	char *joined;
+
+	if (!ws->prefix || path[0] == '/' || !path[0])
+		return strdup(path);
+	if (asprintf(&joined, "%s%s", ws->prefix, path) < 0)
+		return NULL;
+	return joined;
+}
+
 int cli_workspace_open(struct cli_workspace *ws)
 {
 	int rc;
 
 	if (!ws->root_dir)
-		ws->root_dir = ".";
+		find_root(ws);
 	rc = load_policy(ws);
 	if (rc != CLI_OK)
 		return rc;
@@ -165,6 +233,10 @@ void cli_workspace_close(struct cli_workspace *ws)
 	pg_root_close(ws->root);
 	pg_policy_free(ws->policy);
 	free(ws->source);
+	free(ws->found);
+	free(ws->prefix);
+	ws->found = NULL;
+	ws->prefix = NULL;
 	ws->root = NULL;
 	ws->policy = NULL;
 	ws->source = NULL;
@@ -266,18 +338,54 @@ static void print_refused_stderr(const char *path, const struct pg_verdict *v)
 	fprintf(stderr, "%s: %s: %s\n", path, verdict_name(v), verdict_why(v));
 }
 
-static int check_args(pg_root *root, const struct check_opts *o, char **paths, int n)
+/* The exit status after verdict V: refused beats a plain error (a name
+ * that does not exist), which beats allowed. */
+static int worse(int rc, const struct pg_verdict *v)
+{
+	if (v->allowed)
+		return rc;
+	if (v->name)
+		return CLI_REFUSED;
+	return rc == CLI_REFUSED ? rc : CLI_ERROR;
+}
+
+/* pg_check's verdict, completed where the core leaves off: absolute
+ * paths, names leaving the root through an absolute symlink, names to
+ * create beneath directories not made yet (pg_root_check_host). */
+static void check_one(pg_root *root, const char *path, enum pg_op op, struct pg_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (pg_root_check_host(root, path, op, v) < 0 && !v->name && !v->err)
+		v->err = errno;
+}
+
+/* A batch verdict the core could not complete (see check_one). */
+static bool needs_host(const char *path, enum pg_op op, const struct pg_verdict *v)
+{
+	if (v->allowed)
+		return false;
+	if (path[0] == '/')
+		return true;
+	if (v->name && strcmp(v->name, "workspace.path-escape") == 0)
+		return true;
+	return op == PG_OP_CREATE && !v->name && v->err == ENOENT;
+}
+
+static int check_args(const struct cli_workspace *ws, const struct check_opts *o, char **paths, int n)
 {
 	int i, rc = CLI_OK;
 
 	for (i = 0; i < n; i++) {
 		struct pg_verdict v;
+		char *path = cli_workspace_path(ws, paths[i]);
 
-		memset(&v, 0, sizeof(v));
-		if (pg_check(root, paths[i], o->op, &v) < 0 && !v.name && !v.err)
-			v.err = errno;
-		if (!v.allowed)
-			rc = CLI_REFUSED;
+		if (!path) {
+			perror("pathgate");
+			return CLI_USAGE;
+		}
+		check_one(ws->root, path, o->op, &v);
+		free(path);
+		rc = worse(rc, &v);
 		if (o->json)
 			print_json_verdict(paths[i], &v);
 		else if (!v.allowed)
@@ -338,10 +446,38 @@ fail:
 
 #define CHECK_CHUNK 8192
 
-static int check_stdin(pg_root *root, const struct check_opts *o)
+/* The paths as judged: each joined to the working directory's place
+ * beneath the root (cli_workspace_path); PATHS itself when it is the root. */
+static char **judged_paths(const struct cli_workspace *ws, char **paths, size_t n)
 {
-	char *buf = NULL, **paths = NULL;
+	char **out;
+	size_t i;
+
+	if (!ws->prefix)
+		return paths;
+	out = calloc(n ? n : 1, sizeof(*out));
+	for (i = 0; out && i < n; i++)
+		if (!(out[i] = cli_workspace_path(ws, paths[i])))
+			return NULL;   /* no memory: the process exits */
+	return out;
+}
+
+static void free_judged(char **judged, char **paths, size_t n)
+{
+	size_t i;
+
+	if (judged == paths || !judged)
+		return;
+	for (i = 0; i < n; i++)
+		free(judged[i]);
+	free(judged);
+}
+
+static int check_stdin(const struct cli_workspace *ws, const struct check_opts *o)
+{
+	char *buf = NULL, **paths = NULL, **judged = NULL;
 	ssize_t n = read_paths(o->nul ? '\0' : '\n', &buf, &paths);
+	pg_root *root = ws->root;
 	struct pg_verdict *v;
 	size_t done;
 	int rc = CLI_OK;
@@ -351,14 +487,15 @@ static int check_stdin(pg_root *root, const struct check_opts *o)
 		return CLI_USAGE;
 	}
 	v = calloc(CHECK_CHUNK, sizeof(*v));
-	if (!v) {
+	judged = judged_paths(ws, paths, (size_t)n);
+	if (!v || !judged) {
 		perror("pathgate");
 		rc = CLI_USAGE;
 		goto out;
 	}
 	for (done = 0; done < (size_t)n; done += CHECK_CHUNK) {
 		size_t k = (size_t)n - done < CHECK_CHUNK ? (size_t)n - done : CHECK_CHUNK, i;
-		ssize_t refused = pg_check_batch(root, (const char *const *)paths + done, k,
+		ssize_t refused = pg_check_batch(root, (const char *const *)judged + done, k,
 						 o->op, v, o->batch_flags);
 
 		if (refused < 0) {
@@ -366,9 +503,11 @@ static int check_stdin(pg_root *root, const struct check_opts *o)
 			rc = CLI_USAGE;
 			goto out;
 		}
-		if (refused > 0)
-			rc = CLI_REFUSED;
+		(void)refused;
 		for (i = 0; i < k; i++) {
+			if (needs_host(judged[done + i], o->op, &v[i]))
+				check_one(root, judged[done + i], o->op, &v[i]);
+			rc = worse(rc, &v[i]);
 			if (o->json)
 				print_json_verdict(paths[done + i], &v[i]);
 			else
@@ -376,6 +515,7 @@ static int check_stdin(pg_root *root, const struct check_opts *o)
 		}
 	}
 out:
+	free_judged(judged, paths, (size_t)n);
 	free(v);
 	free(paths);
 	free(buf);
@@ -408,34 +548,34 @@ static int check_main(int argc, char **argv)
 		case 'o':
 			if (parse_op(optarg, &o.op) < 0) {
 				fprintf(stderr, "pathgate: check: unknown --op '%s' (read, write, create, delete)\n", optarg);
-				return CLI_USAGE;
+				return cli_try("check");
 			}
 			break;
 		case 'j': o.json = true; break;
 		case '0': o.nul = true; break;
 		case 'U': o.batch_flags |= PG_BATCH_NO_URING; break;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'h': cli_help("check", stdout); return CLI_OK;
+		default: return cli_try("check");
 		}
 	}
 	if (optind >= argc) {
 		fputs("pathgate: check: no PATH given (use '-' to read paths from stdin)\n", stderr);
-		return CLI_USAGE;
+		return cli_try("check");
 	}
 	if (strcmp(argv[optind], "-") == 0) {
 		if (argc - optind != 1) {
 			fputs("pathgate: check: '-' reads every path from stdin; give no other PATH\n", stderr);
-			return CLI_USAGE;
+			return cli_try("check");
 		}
 		from_stdin = true;
 	} else if (o.nul) {
 		fputs("pathgate: check: -0 applies to '-' (paths from stdin)\n", stderr);
-		return CLI_USAGE;
+		return cli_try("check");
 	}
 	rc = cli_workspace_open(&ws);
 	if (rc == CLI_OK)
-		rc = from_stdin ? check_stdin(ws.root, &o)
-				: check_args(ws.root, &o, argv + optind, argc - optind);
+		rc = from_stdin ? check_stdin(&ws, &o)
+				: check_args(&ws, &o, argv + optind, argc - optind);
 	cli_workspace_close(&ws);
 	if (fflush(stdout) != 0 && rc != CLI_USAGE) {
 		perror("pathgate: writing verdicts");
@@ -514,13 +654,13 @@ static int policy_main(int argc, char **argv)
 		case 'd': dflt = true; break;
 		case 's': srt = optarg; break;
 		case 'c': check = optarg; break;
-		case 'h': usage(stdout); return CLI_OK;
-		default: usage(stderr); return CLI_USAGE;
+		case 'h': cli_help("policy", stdout); return CLI_OK;
+		default: return cli_try("policy");
 		}
 	}
 	if (optind != argc || (dflt + !!srt + !!check) != 1) {
 		fputs("pathgate: policy: give exactly one of --default, --from-srt FILE, --check FILE\n", stderr);
-		return CLI_USAGE;
+		return cli_try("policy");
 	}
 	if (dflt) {
 		fputs(pg_policy_default_text(), stdout);
@@ -556,17 +696,22 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("pathgate %s\n", PACKAGE_VERSION);
 		return CLI_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0) {
-			/* getopt starts again at the subcommand's own arguments */
+			static char prog[32];
+
+			/* getopt starts again at the subcommand's own arguments,
+			 * and names them "pathgate CMD" in its messages */
 			optind = 1;
+			snprintf(prog, sizeof(prog), "pathgate %s", commands[i].name);
+			argv[1] = prog;
 			return commands[i].fn(argc - 1, argv + 1);
 		}
-	fprintf(stderr, "pathgate: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "pathgate: unknown command '%s' (check, explain, plan, run, policy)\n"
+		"Try 'pathgate --help'.\n", argv[1]);
 	return CLI_USAGE;
 }

@@ -37,7 +37,8 @@ int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 	if (pl_locate(dirfd, path, flags, &n) < 0)
 		rc = pl_refused("chmod", path);
 	else if (n.where == PL_INSIDE && flags == 0)
-		rc = pl_lib_result(pg_chmod(n.root, n.rel, mode), "chmod", path);
+		rc = pl_lib_or_kernel(pg_chmod(n.root, n.rel, mode), &n, PG_OP_WRITE, "chmod", path,
+				      PL_REAL(fchmodat)(dirfd, path, mode, flags));
 	else if (pl_judge(&n, PG_OP_WRITE) < 0)
 		rc = pl_refused("chmod", path);
 	else
@@ -89,7 +90,8 @@ int truncate(const char *path, off_t length)
 	if (pl_locate(AT_FDCWD, path, 0, &n) < 0)
 		rc = pl_refused("truncate", path);
 	else if (n.where == PL_INSIDE)
-		rc = pl_lib_result(pg_truncate(n.root, n.rel, length), "truncate", path);
+		rc = pl_lib_or_kernel(pg_truncate(n.root, n.rel, length), &n, PG_OP_WRITE, "truncate", path,
+				      PL_REAL(truncate)(path, length));
 	else if (pl_judge(&n, PG_OP_WRITE) < 0)
 		rc = pl_refused("truncate", path);
 	else

@@ -30,7 +30,9 @@ DIR *opendir(const char *path)
 		pl_refused("opendir", path);
 	else if (n.where == PL_INSIDE) {
 		d = pg_opendir(n.root, n.rel);
-		if (!d)
+		if (!d && pl_kernel_answers(&n, PG_OP_READ))
+			call_libc = true;
+		else if (!d)
 			pl_lib_result(-1, "opendir", path);
 	} else if (pl_judge(&n, PG_OP_READ) < 0)
 		pl_refused("opendir", path);

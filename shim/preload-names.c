@@ -31,7 +31,8 @@ int mkdirat(int dirfd, const char *path, mode_t mode)
 	if (pl_locate(dirfd, path, 0, &n) < 0)
 		rc = pl_refused("mkdir", path);
 	else if (n.where == PL_INSIDE)
-		rc = pl_lib_result(pg_mkdir(n.root, n.rel, mode), "mkdir", path);
+		rc = pl_lib_or_kernel(pg_mkdir(n.root, n.rel, mode), &n, PG_OP_CREATE, "mkdir", path,
+				      PL_REAL(mkdirat)(dirfd, path, mode));
 	else if (pl_judge(&n, PG_OP_CREATE) < 0)
 		rc = pl_refused("mkdir", path);
 	else
@@ -55,8 +56,9 @@ int unlinkat(int dirfd, const char *path, int flags)
 	if (pl_locate(dirfd, path, 0, &n) < 0)
 		rc = pl_refused("unlink", path);
 	else if (n.where == PL_INSIDE)
-		rc = pl_lib_result((flags & AT_REMOVEDIR) ? pg_rmdir(n.root, n.rel) : pg_unlink(n.root, n.rel),
-				"unlink", path);
+		rc = pl_lib_or_kernel((flags & AT_REMOVEDIR) ? pg_rmdir(n.root, n.rel)
+							     : pg_unlink(n.root, n.rel),
+				      &n, PG_OP_DELETE, "unlink", path, PL_REAL(unlinkat)(dirfd, path, flags));
 	else if (pl_judge(&n, PG_OP_DELETE) < 0)
 		rc = pl_refused("unlink", path);
 	else
@@ -109,7 +111,10 @@ static int guarded_rename(int fromfd, const char *from, int tofd, const char *to
 	if (locate_two(fromfd, from, 0, tofd, to, &t, "rename") < 0)
 		return -1;
 	if (both_inside(&t))
-		return pl_lib_result(pg_rename(t.from.root, t.from.rel, t.to.rel, flags), "rename", from);
+		return pl_lib_or_kernel(pg_rename(t.from.root, t.from.rel, t.to.rel, flags), NULL,
+					PG_OP_CREATE, "rename", from,
+					flags ? PL_REAL(renameat2)(fromfd, from, tofd, to, flags)
+					      : PL_REAL(renameat)(fromfd, from, tofd, to));
 	if (pl_judge(&t.from, PG_OP_DELETE) < 0)
 		return pl_refused("rename", from);
 	if (pl_judge(&t.to, (flags & RENAME_EXCHANGE) ? PG_OP_DELETE : PG_OP_CREATE) < 0)
@@ -153,7 +158,8 @@ static int guarded_link(int fromfd, const char *from, int tofd, const char *to, 
 	if (locate_two(fromfd, from, flags, tofd, to, &t, "link") < 0)
 		return -1;
 	if (both_inside(&t) && flags == 0)
-		return pl_lib_result(pg_link(t.from.root, t.from.rel, t.to.rel), "link", to);
+		return pl_lib_or_kernel(pg_link(t.from.root, t.from.rel, t.to.rel), NULL, PG_OP_CREATE, "link", to,
+					PL_REAL(linkat)(fromfd, from, tofd, to, flags));
 	/* A new name for a file is a way to read it. */
 	if (pl_judge(&t.from, PG_OP_READ) < 0)
 		return pl_refused("link", from);
@@ -188,7 +194,8 @@ int symlinkat(const char *target, int dirfd, const char *path)
 	if (pl_locate(dirfd, path, 0, &n) < 0)
 		rc = pl_refused("symlink", path);
 	else if (n.where == PL_INSIDE)
-		rc = pl_lib_result(pg_symlink(n.root, target, n.rel), "symlink", path);
+		rc = pl_lib_or_kernel(pg_symlink(n.root, target, n.rel), &n, PG_OP_CREATE, "symlink", path,
+				      PL_REAL(symlinkat)(target, dirfd, path));
 	else if (pl_judge(&n, PG_OP_CREATE) < 0)
 		rc = pl_refused("symlink", path);
 	else

@@ -30,6 +30,8 @@ static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, con
 	 * holds (/dev/fd/N) is judged, then reopened by libc. */
 	if (n.where == PL_INSIDE && n.held < 0) {
 		fd = pg_open(n.root, n.rel, flags, mode);
+		if (fd < 0 && pl_kernel_answers(&n, pg_op_for_open_flags(flags)))
+			return PL_REAL(openat)(dirfd, path, flags, mode);
 		if (fd < 0)
 			return pl_lib_result(fd, call, path);
 		/* The library opens O_CLOEXEC; the program asked what it asked. */
@@ -190,6 +192,8 @@ static FILE *guarded_fopen(const char *path, const char *mode)
 		return f;
 	}
 	fd = pg_open(n.root, n.rel, flags, 0666);
+	if (fd < 0 && pl_kernel_answers(&n, pg_op_for_open_flags(flags)))
+		return PL_REAL(fopen)(path, mode);
 	if (fd < 0) {
 		pl_lib_result(fd, "fopen", path);
 		return NULL;

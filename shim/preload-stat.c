@@ -29,7 +29,8 @@ static int guarded_fstatat(int dirfd, const char *path, struct stat *st, int fla
 	if (pl_locate(dirfd, path, flags, &n) < 0)
 		return pl_refused("stat", path);
 	if (n.where == PL_INSIDE)
-		return pl_lib_result(pg_stat(n.root, n.rel, st, flags & AT_SYMLINK_NOFOLLOW), "stat", path);
+		return pl_lib_or_kernel(pg_stat(n.root, n.rel, st, flags & AT_SYMLINK_NOFOLLOW), &n, PG_OP_READ,
+					"stat", path, PL_REAL(fstatat)(dirfd, path, st, flags));
 	if (pl_judge(&n, PG_OP_READ) < 0)
 		return pl_refused("stat", path);
 	return PL_REAL(fstatat)(dirfd, path, st, flags);
@@ -125,7 +126,8 @@ int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *s
 	if (pl_locate(dirfd, path, flags, &n) < 0)
 		rc = pl_refused("statx", path);
 	else if (n.where == PL_INSIDE)
-		rc = pl_lib_result(pg_stat(n.root, n.rel, &st, flags & AT_SYMLINK_NOFOLLOW), "statx", path);
+		rc = pl_lib_or_kernel(pg_stat(n.root, n.rel, &st, flags & AT_SYMLINK_NOFOLLOW), &n, PG_OP_READ,
+				      "statx", path, 0);
 	else if (pl_judge(&n, PG_OP_READ) < 0)
 		rc = pl_refused("statx", path);
 	pl_leave();

@@ -43,8 +43,11 @@ static struct {
 	char           *env_policy_text; /* "PATHGATE_POLICY_TEXT=...", or NULL */
 	unsigned        root_flags;      /* PG_ROOT_XDEV inside an envelope */
 	bool            log;
+	int             log_fd;          /* PATHGATE_LOG_FD: pathgate run's record of refusals, or -1 */
+	char            env_log[32];     /* "PATHGATE_LOG=1", or "" */
+	char            env_log_fd[40];  /* "PATHGATE_LOG_FD=N", or "" */
 	pthread_mutex_t reopen;
-} g = { .reopen = PTHREAD_MUTEX_INITIALIZER };
+} g = { .reopen = PTHREAD_MUTEX_INITIALIZER, .log_fd = -1 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static __thread int depth __attribute__((tls_model("initial-exec")));
@@ -181,6 +184,20 @@ static bool inside_envelope(void)
 	       status_is(status, "CapEff", NULL, true);
 }
 
+/* PATHGATE_LOG_FD names the descriptor pathgate run records refusals in;
+ * both variables are handed to children as the others are. */
+static void log_setup(void)
+{
+	const char *fd = getenv("PATHGATE_LOG_FD");
+
+	if (g.log)
+		snprintf(g.env_log, sizeof(g.env_log), "PATHGATE_LOG=1");
+	if (fd && *fd && strlen(fd) < 10 && !fd[strspn(fd, "0123456789")]) {
+		g.log_fd = atoi(fd);
+		snprintf(g.env_log_fd, sizeof(g.env_log_fd), "PATHGATE_LOG_FD=%d", g.log_fd);
+	}
+}
+
 /* A child forked while another thread re-opened the root must not find
  * the lock held by a thread it does not have. */
 static void reset_in_child(void)
@@ -199,6 +216,7 @@ static void init(void)
 		return;
 	}
 	g.log = log && *log && strcmp(log, "0") != 0;
+	log_setup();
 	if (inside_envelope())
 		g.root_flags |= PG_ROOT_XDEV;
 	find_self();
@@ -430,6 +448,7 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 	n->where = PL_PASS;
 	n->root = NULL;
 	n->held = -1;
+	n->nofollow = (at_flags & AT_SYMLINK_NOFOLLOW) != 0;
 	if (!path || !*path)
 		return 0;   /* AT_EMPTY_PATH on an fd, or libc's own EFAULT/ENOENT */
 	(void)at_flags;
@@ -569,6 +588,44 @@ static int judge_real(const struct pl_name *n, const char *real, enum pg_op op)
 	return pl_judge_name(&m, op);
 }
 
+/* Two refusals of the library are not the last word for the preload:
+ *
+ * Inside pathgate run the envelope's mounts are the boundary, and a
+ * read-only name that did not exist at launch has none: the envelope lets
+ * the command create and write it (git init making .git/hooks and
+ * .git/config), and the next launch binds it read-only.  The preload
+ * agrees rather than hold it in process: workspace.read-only is handed to
+ * the kernel, which answers EROFS (or EBUSY) wherever a mount holds the
+ * name.  Denied names stay held.
+ *
+ * A workspace name that leaves the root through an absolute symlink
+ * (workspace.path-escape) is judged where it lands by the policy's
+ * absolute rules (pg_root_check_host), as a host path would be. */
+bool pl_kernel_answers(const struct pl_name *n, enum pg_op op)
+{
+	const char *name = pg_last_refusal()->name;
+
+	if (!name)
+		return false;
+	if (op != PG_OP_READ && (g.root_flags & PG_ROOT_XDEV) && strcmp(name, "workspace.read-only") == 0)
+		return true;
+	if (n && n->where == PL_INSIDE && n->held < 0 && strcmp(name, "workspace.path-escape") == 0)
+		return pg_root_check_host(n->root, n->rel, op, NULL) == 0;
+	return false;
+}
+
+/* True when N names a symlink the call acts on itself (lchown, utimensat
+ * with AT_SYMLINK_NOFOLLOW): tar sets a link's times before its target
+ * exists.  The library's lstat judges reading it; a change is to the
+ * link's own name, judged as removing it is (the name's access, never
+ * where it leads). */
+static bool own_link(const struct pl_name *n)
+{
+	struct stat st;
+
+	return pg_stat(n->root, n->rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
 int pl_judge(const struct pl_name *n, enum pg_op op)
 {
 	struct pg_verdict v;
@@ -576,8 +633,16 @@ int pl_judge(const struct pl_name *n, enum pg_op op)
 
 	if (held_covers(n, op))
 		return 0;
-	if (n->where == PL_INSIDE)
-		return pg_check(n->root, n->rel, op, &v);
+	if (n->where == PL_INSIDE) {
+		if (n->nofollow && op != PG_OP_CREATE && own_link(n)) {
+			if (op == PG_OP_READ)
+				return 0;   /* pg_stat judged reading the link */
+			op = PG_OP_DELETE;
+		}
+		if (pg_check(n->root, n->rel, op, &v) == 0)
+			return 0;
+		return pl_kernel_answers(n, op) ? 0 : -1;
+	}
 	if (pl_judge_name(n, op) < 0)
 		return -1;
 	/* A host symlink into the root (or into a denied host directory) must
@@ -603,13 +668,28 @@ int pl_judge_landing(const struct pl_name *n, int fd)
 	return judge_real(n, real, PG_OP_READ);
 }
 
+/* One line to pathgate run's record (a memfd opened O_APPEND: lines of
+ * many processes do not mix), while it holds under 1 MiB. */
+static void record(const char *head, const char *tail)
+{
+	char line[PATH_MAX + 700];
+	struct stat st;
+	int n;
+
+	if (g.log_fd < 0 || fstat(g.log_fd, &st) < 0 || st.st_size > (1 << 20))
+		return;
+	n = snprintf(line, sizeof(line), "%s%s\n", head, tail);
+	if (n > 0 && (size_t)n < sizeof(line) && write(g.log_fd, line, (size_t)n) < 0)
+		return;
+}
+
 void pl_log_refusal(const char *call, const char *path)
 {
 	const struct pg_refusal *r;
 	int saved = errno;
 	char head[PATH_MAX + 64], tail[600];
 
-	if (!g.log)
+	if (!g.log && g.log_fd < 0)
 		return;
 	r = pg_last_refusal();
 	snprintf(head, sizeof(head), "pathgate-preload: %s %s: ", call, path ? path : "");
@@ -618,7 +698,10 @@ void pl_log_refusal(const char *call, const char *path)
 			 r->rule ? r->rule : "");
 	else
 		snprintf(tail, sizeof(tail), "%s", strerror(saved));
-	say(head, tail, NULL);
+	if (g.log)
+		say(head, tail, NULL);
+	if (r->name)
+		record(head + 18, tail);
 	errno = saved;
 }
 
@@ -667,7 +750,8 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 		}
 		if (is_var(envp[i], "PATHGATE_ROOT", 13) || is_var(envp[i], "PATHGATE_POLICY", 15) ||
 		    is_var(envp[i], "PATHGATE_POLICY_TEXT", 20) ||
-		    is_var(envp[i], "PATHGATE_ENVELOPE", 17))
+		    is_var(envp[i], "PATHGATE_ENVELOPE", 17) || is_var(envp[i], "PATHGATE_LOG", 12) ||
+		    is_var(envp[i], "PATHGATE_LOG_FD", 15))
 			continue;
 		out[k++] = envp[i];
 	}
@@ -692,6 +776,10 @@ void pl_env_inject(char *const envp[], char **out, char *buf)
 	 * process was told, whatever the program put in ENVP. */
 	if (g.root_flags & PG_ROOT_XDEV)
 		out[k++] = (char *)"PATHGATE_ENVELOPE=1";
+	if (g.env_log[0])
+		out[k++] = g.env_log;
+	if (g.env_log_fd[0])
+		out[k++] = g.env_log_fd;
 	out[k] = NULL;
 }
 

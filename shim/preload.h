@@ -48,6 +48,7 @@ struct pl_name {
 	char          rel[PG_PATH_MAX + 2]; /* PL_INSIDE: root-relative ("." for the root) */
 	char          abs[PATH_MAX];     /* lexically normal absolute name */
 	int           held;              /* a /dev/fd/N-style name: N's O_ACCMODE; else -1 */
+	bool          nofollow;          /* AT_SYMLINK_NOFOLLOW: a last symlink is itself the object */
 };
 
 /* Where PATH, relative to DIRFD (AT_FDCWD: the real cwd), lands.
@@ -67,6 +68,12 @@ int pl_judge(const struct pl_name *n, enum pg_op op);
  * reached (a host symlink may lead into the root).  0, or -1 with errno
  * (the caller closes FD). */
 int pl_judge_landing(const struct pl_name *n, int fd);
+/* True when the last library refusal, on N for OP (N may be NULL), is not
+ * the last word: workspace.read-only inside pathgate run's envelope (its
+ * mounts answer), or a name leaving the root through an absolute symlink
+ * that the absolute rules allow where it lands.  The caller then makes
+ * the call with libc. */
+bool pl_kernel_answers(const struct pl_name *n, enum pg_op op);
 /* The absolute rules alone, allocating nothing (safe after vfork). */
 int pl_judge_name(const struct pl_name *n, enum pg_op op);
 
@@ -81,6 +88,12 @@ void pl_log_refusal(const char *call, const char *path);
  * (pg_op_for_open_flags). */
 int        pl_refused(const char *call, const char *path);
 int        pl_lib_result(int rc, const char *call, const char *path);
+/* A library call's result on N for OP, or (when pl_kernel_answers) the
+ * same call made by libc, REAL_CALL, evaluated only then. */
+#define pl_lib_or_kernel(rc, n, op, call, path, real_call) ({           \
+	int pl_rc_ = (rc);                                               \
+	pl_rc_ < 0 && pl_kernel_answers(n, op) ? (real_call)             \
+					       : pl_lib_result(pl_rc_, call, path); })
 int        pl_judge_at(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
 int        pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op, const char *call);
 
@@ -88,7 +101,7 @@ int        pl_judge_op(int dirfd, const char *path, int at_flags, enum pg_op op,
  * envelope flag as this process has it) put back
  * into OUT (room for env_count(ENVP) + PL_ENV_EXTRA pointers); BUF (PL_ENV_BUF
  * bytes) holds a merged LD_PRELOAD.  Allocates nothing (vfork). */
-#define PL_ENV_EXTRA 6
+#define PL_ENV_EXTRA 8
 #define PL_ENV_BUF   (PATH_MAX * 2 + 16)
 size_t pl_env_count(char *const envp[]);
 void   pl_env_inject(char *const envp[], char **out, char *buf);

@@ -11,6 +11,10 @@ shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
 shim_pathgate_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
 	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"'
 shim_pathgate_LDADD = lib/libpathgate-internal.la $(JSONC_LIBS)
+# The preload's path is baked into cli-run's object: a configure with
+# another --prefix rewrites Makefile, and the object must follow it, or
+# an installed pathgate run looks for the preload under the old prefix.
+shim/pathgate-cli-run.$(OBJEXT): Makefile
 
 # The preload carries its own copy of the library (hidden symbols), so a
 # program that links libpathgate itself never meets it twice.
@@ -49,7 +53,7 @@ tests_preload_probe_SOURCES = tests/preload_probe.c
 tests_preload_probe_LDADD = -lpthread
 
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
-	tests/test_run_envelope.sh
+	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh
 TESTS += $(shim_tests)

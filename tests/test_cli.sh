@@ -61,7 +61,7 @@ expect_status 1 "check --op create .ENV" pg check --root "$W" --policy "$POL" --
 expect_in "$ERR" "deny .env" "another case of .env is .env"
 expect_status 1 "check a symlink to .env" pg check --root "$W" --policy "$POL" envlink
 expect_status 1 "check through a symlink out of the root" pg check --root "$W" --policy "$POL" out/etc/passwd
-expect_in "$ERR" "workspace.path-escape" "symlink out: escape"
+expect_in "$ERR" "out/etc/passwd: workspace.denied: no rule covers" "symlink out: judged where it lands, by the absolute rules (none)"
 expect_status 1 "check --op delete a pinned directory" pg check --root "$W" --policy "$POL" --op delete dir
 expect_in "$ERR" "workspace.pinned" "dir holds read dir/sub/keep beneath it"
 expect_status 0 "check --op delete a plain file" pg check --root "$W" --policy "$POL" --op delete file.txt
@@ -79,6 +79,12 @@ rm "$W/.pathgate"
 expect_status 1 "the default policy denies .env" pg check --root "$W" .env
 expect_in "$ERR" "deny! **/.env" "the default's rule"
 expect_status 0 "the default policy writes the workspace" pg check --root "$W" --op write file.txt
+# Public certificate bundles are .pem too: pip's certifi must install.
+expect_status 0 "the default lets cacert.pem be made" pg check --root "$W" --op create \
+	venv/lib/python3/site-packages/pip/_vendor/certifi/cacert.pem
+for key in key.pem sub/privkey.pem tls/server-key.pem x/private.pem a.key b.p12 c.pfx d/id_ed25519 E/ID_RSA; do
+	expect_status 1 "the default denies the private key $key" pg check --root "$W" --op create "$key"
+done
 
 # ---- check from stdin: one verdict line per path
 OUT=$(printf 'file.txt\n.env\nsecrets/key\n../x\n' | pg check --root "$W" --policy "$POL" -)
@@ -96,12 +102,51 @@ OUT=$(printf 'a"b\n.env\n' | pg check --root "$W" --policy "$POL" --op create --
 expect_in "$OUT" '{"path":"a\"b","allowed":true' "check --json - escapes quotes"
 OUT=$(printf 'absent\n' | pg check --root "$W" --policy "$POL" --json -)
 expect_in "$OUT" '"refusal":null,"errno":"ENOENT","error":"No such file or directory"' "check --json: a plain error"
-expect_status 1 "check a missing file for reading" pg check --root "$W" --policy "$POL" absent
+expect_status 3 "check a missing file for reading: a plain error, not a refusal" pg check --root "$W" --policy "$POL" absent
 [ "$ERR" = "absent: ENOENT: No such file or directory" ] && ok || fail "a missing file said: $ERR"
+expect_status 1 "check: refused beats a plain error" pg check --root "$W" --policy "$POL" absent .env
+expect_status 3 "check: a plain error beats allowed" pg check --root "$W" --policy "$POL" file.txt absent
+OUT=$(printf 'file.txt\nabsent\n' | pg check --root "$W" --policy "$POL" -); st=$?
+[ $st -eq 3 ] && ok || fail "check - with an absent path: exit $st"
+
+# ---- absolute paths: beneath the root they are workspace names, others
+# are judged by the absolute rules, as the preload judges them.
+RW=$(cd "$W" && pwd -P)
+printf 'read /\nwrite .\ndeny .env\ndeny **/*.key\ndeny /etc/shadow\n' > "$SCRATCH/abs.policy"
+expect_status 0 "check an absolute path inside the root" pg check --root "$W" --policy "$SCRATCH/abs.policy" "$RW/file.txt"
+expect_status 1 "check an absolute path to .env" pg check --root "$W" --policy "$SCRATCH/abs.policy" "$RW/.env"
+expect_in "$ERR" "workspace.denied: deny .env" "the absolute .env is the workspace's .env"
+expect_status 0 "check /etc/passwd under read /" pg check --root "$W" --policy "$SCRATCH/abs.policy" /etc/passwd
+expect_status 1 "check a write of /etc/passwd under read /" pg check --root "$W" --policy "$SCRATCH/abs.policy" --op write /etc/passwd
+expect_in "$ERR" "workspace.read-only: read /" "a host path under read / is read-only"
+expect_status 1 "check a denied host path" pg check --root "$W" --policy "$SCRATCH/abs.policy" /etc/shadow
+expect_status 0 "check out/etc/passwd (a link to /) under read /" pg check --root "$W" --policy "$SCRATCH/abs.policy" out/etc/passwd
+expect_status 1 "check out/etc/shadow (a link to /, then a denied host name)" pg check --root "$W" --policy "$SCRATCH/abs.policy" out/etc/shadow
+ln -s "$RW/.env" "$SCRATCH/hostlink"
+expect_status 1 "check a host symlink into the root's .env" pg check --root "$W" --policy "$SCRATCH/abs.policy" "$SCRATCH/hostlink"
+expect_in "$ERR" "deny .env" "a host link to .env is judged where it leads"
+expect_status 3 "check an absent host path" pg check --root "$W" --policy "$SCRATCH/abs.policy" /nonexistent-pathgate
+OUT=$(printf '%s\n/etc/passwd\nout/etc/passwd\n' "$RW/file.txt" | pg check --root "$W" --policy "$SCRATCH/abs.policy" -); st=$?
+[ $st -eq 0 ] && ok || fail "check - with absolute paths: exit $st: $OUT"
+# --op create beneath directories that do not exist yet
+expect_status 0 "check --op create a/b/c/new.txt" pg check --root "$W" --policy "$POL" --op create new1/new2/new.txt
+expect_status 1 "check --op create of a denied name in new directories" pg check --root "$W" --policy "$POL" --op create docs/new1/x
+expect_in "$ERR" "workspace.read-only: read docs" "create beneath a read region"
+expect_status 1 "check --op create of a denied glob match in new directories" pg check --root "$W" --policy "$SCRATCH/abs.policy" --op create new1/new2/x.key
+expect_status 0 "check --op create of .env in new directories is not .env" pg check --root "$W" --policy "$POL" --op create new1/.envx
 if command -v python3 >/dev/null; then
 	printf 'file.txt\n.env\n\\x\001y\n' | pg check --root "$W" --policy "$POL" --json - |
 		python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]' && ok ||
 		fail "--json output does not parse"
+fi
+# Bytes that are not UTF-8 never print as the character of the same number.
+OUT=$(printf '\377\n\303\277\n' | pg check --root "$W" --policy "$POL" --op create --json -)
+expect_in "$OUT" '"path":"\udcff"' "--json: byte 0xFF is a lone surrogate"
+expect_in "$OUT" '"path":"ÿ"' "--json: the character ÿ is itself"
+if command -v python3 >/dev/null; then
+	printf '\377\n' | pg check --root "$W" --policy "$POL" --op create --json - |
+		python3 -c 'import json, os, sys; assert os.fsencode(json.loads(sys.stdin.readline())["path"]) == b"\xff"' &&
+		ok || fail "--json: os.fsencode does not give byte 0xFF back"
 fi
 OUT=$(printf '\n' | pg check --root "$W" --policy "$POL" -)
 expect_in "$OUT" "workspace.bad-path" "an empty line is an empty path"

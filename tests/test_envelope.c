@@ -1350,7 +1350,7 @@ static void default_profile_holds_in_the_envelope(void **state)
 	put("ws/sub/deep/.git/hooks/post-checkout", "#!/bin/sh\n");
 	put("ws/.vscode/tasks.json", "{}\n");
 	put("ws/.env", "TOKEN\n");
-	put("ws/sub/server.pem", "KEY\n");
+	put("ws/sub/server-key.pem", "KEY\n");   /* the default denies keys by name */
 	put("ws/sub/notes.txt", "N\n");
 	path_of(root, "ws");
 	pl = pg_envelope_plan(root, rp, n, NULL);
@@ -1361,7 +1361,7 @@ static void default_profile_holds_in_the_envelope(void **state)
 		   TRY("sh -c 'echo x > sub/deep/.git/hooks/post-checkout'", "deep-hook")
 		   TRY("sh -c 'echo x > .vscode/tasks.json'", "vscode")
 		   TRY("cat .env", "dotenv")
-		   TRY("cat sub/server.pem", "pem")
+		   TRY("cat sub/server-key.pem", "pem")
 		   TRY("cat sub/notes.txt", "notes")
 		   TRY("sh -c 'echo x > sub/new.txt'", "work")
 		   TRY("sh -c 'echo x > /dev/null'", "devnull")
