@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,16 @@ static int open_plain_locked(pg_root *root, const char *path, size_t len, int fl
 			     O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | \
 			     O_NOATIME | O_CLOEXEC | O_PATH | O_TMPFILE)
 
+/* O_PATH takes only O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC beside it, as
+ * openat2(2) says (open(2) drops the others silently); both resolvers
+ * give openat2's EINVAL, whatever the name (issue 11.8: the walk answered
+ * ENOENT or opened the object). */
+static bool path_flags_alone(int flags)
+{
+	return !(flags & O_PATH) ||
+	       !(flags & ~(O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
 int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 {
 	struct pg_path lex;
@@ -241,7 +252,7 @@ int pg_open(pg_root *root, const char *path, int flags, mode_t mode)
 	int fd;
 
 	pg_refusal_clear();
-	if (flags & ~PG_OPEN_KNOWN_FLAGS) {
+	if ((flags & ~PG_OPEN_KNOWN_FLAGS) || !path_flags_alone(flags)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -468,12 +479,19 @@ static int mkdir_step(pg_root *root, const char *prefix, mode_t mode)
 			      PG_RES_FOLLOW | PG_RES_NO_JUDGE, &res) == 0) {
 		bool dir = res.exists && S_ISDIR(res.stx.stx_mode);
 		bool exists = res.exists, via = res.via_link;
+		/* Inside a denied region the answer is the same whether or not
+		 * the name exists (issue 11.6): judge what exists before saying
+		 * what it is. */
+		bool hidden = exists &&
+			pg_judge_locked(root, res.real, res.real_len, PG_OP_READ, prefix) < 0;
 
 		if (!exists && via &&
 		    pg_judge_locked(root, res.real, res.real_len, PG_OP_CREATE, prefix) == 0)
 			pg_refuse(PG_R_DANGLING, ENOENT, prefix,
 				  "a symlink points at a directory that does not exist");
 		pg_res_release(&res);
+		if (hidden)
+			goto out;
 		if (dir) {
 			rc = 0;
 			goto out;
@@ -638,19 +656,40 @@ int pg_chmod(pg_root *root, const char *path, mode_t mode)
 	return with_object(root, path, O_PATH, PG_OP_WRITE, chmod_fd, &mode);
 }
 
+struct truncation {
+	off_t       length;
+	uint64_t    limit;
+	const char *path;
+};
+
+/* The write bound holds here too (issue 11.7): a file may not be grown
+ * past it; shrinking, or growing within it, is the caller's business. */
 static int truncate_fd(int fd, const void *arg)
 {
-	return ftruncate(fd, *(const off_t *)arg);
+	const struct truncation *t = arg;
+	struct stat st;
+
+	if ((uint64_t)t->length > t->limit) {
+		if (fstat(fd, &st) < 0)
+			return -1;
+		if (t->length > st.st_size)
+			return pg_refusef(PG_R_EXHAUSTED, EFBIG, t->path,
+					  "truncating to %lld bytes grows the file past the write limit of %llu bytes",
+					  (long long)t->length, (unsigned long long)t->limit);
+	}
+	return ftruncate(fd, t->length);
 }
 
 int pg_truncate(pg_root *root, const char *path, off_t length)
 {
+	struct truncation t = { length, pg_root_write_limit(root), path };
+
 	pg_refusal_clear();
 	if (length < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	return with_object(root, path, O_WRONLY | O_NONBLOCK, PG_OP_WRITE, truncate_fd, &length);
+	return with_object(root, path, O_WRONLY | O_NONBLOCK, PG_OP_WRITE, truncate_fd, &t);
 }
 
 DIR *pg_opendir(pg_root *root, const char *path)

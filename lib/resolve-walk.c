@@ -254,6 +254,17 @@ static int missing(struct walk *w, const char *comp, size_t len, bool via)
 	return -1;
 }
 
+/* A component before the end is not a directory: inside a denied region
+ * that answers like an absent name would, with the refusal, so that what
+ * exists there does not show (issue 11.6); elsewhere ENOTDIR. */
+static int not_a_directory(struct walk *w, const char *comp, size_t len)
+{
+	if (judging(w) && judge_would_be(w, comp, len) < 0)
+		return -1;
+	errno = ENOTDIR;
+	return -1;
+}
+
 static int open_comp(const struct walk *w, int dirfd, const char *name)
 {
 	const pg_root *root = w->root;
@@ -288,10 +299,8 @@ static int expand(struct walk *w, int dirfd, int fd, const char *comp, size_t le
 	}
 	n = fd >= 0 ? readlinkat(fd, "", target, sizeof(target) - 1) :
 		      readlinkat(dirfd, comp, target, sizeof(target) - 1);
-	if (n < 0 && errno == EINVAL && fd < 0) {
-		errno = ENOTDIR; /* read by name: it is not a symlink */
-		return -1;
-	}
+	if (n < 0 && errno == EINVAL && fd < 0)
+		return not_a_directory(w, comp, len); /* read by name: it is not a symlink */
 	if (n < 0)
 		return errno == EINVAL || errno == ENOENT ? 1 : -1; /* changed: look again */
 	/* Counted once known to be a link: a file met after the kernel's 40
@@ -584,8 +593,7 @@ static int step_openat(struct walk *w, const char *name, size_t len, bool via)
 	}
 	if (!S_ISDIR(res->stx.stx_mode)) {
 		close(fd);
-		errno = ENOTDIR;
-		return -1;
+		return not_a_directory(w, name, len);
 	}
 	if (append_real(res, name, len) < 0 || push(w, fd, res->real_len) < 0) {
 		close(fd);

@@ -19,11 +19,19 @@
 
 PL_DECLARE_REAL(openat);
 
+/* open(2) and openat(2) drop what O_PATH does not take, where pg_open
+ * answers EINVAL as openat2(2) does: the program called the former. */
+static int as_open_would(int flags)
+{
+	return flags & O_PATH ? flags & (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : flags;
+}
+
 static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, const char *call)
 {
 	struct pl_name n;
 	int fd;
 
+	flags = as_open_would(flags);
 	if (pl_locate(dirfd, path, 0, &n) < 0)
 		return pl_refused(call, path);
 	/* A name in the root the library opens; a descriptor the program

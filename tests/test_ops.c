@@ -893,6 +893,17 @@ static void test_atomic_write(void **state)
 			       "exhausted", EFBIG);
 		unchanged(f, "a write over the bound");
 		EXPECT_OK(pg_write_file(f->root, "a/exact", "0123456789", 10, 0600));
+		/* pg_truncate is bounded too: it may not grow a file past the
+		 * bound (1 TiB under 10 bytes), but may shrink one or grow it
+		 * within the bound. */
+		snap(f);
+		EXPECT_REFUSAL(pg_truncate(f->root, "a/exact", (off_t)1 << 40), "exhausted", EFBIG);
+		EXPECT_REFUSAL(pg_truncate(f->root, "a/exact", 11), "exhausted", EFBIG);
+		unchanged(f, "a truncation past the bound");
+		EXPECT_OK(pg_truncate(f->root, "a/exact", 4));
+		EXPECT_OK(pg_truncate(f->root, "a/exact", 10));
+		assert_int_equal(stat(cat(f->ws, "a/exact"), &st), 0);
+		assert_int_equal(st.st_size, 10);
 
 		/* Streaming: the chunk that crosses the bound is refused, the
 		 * commit too, and the target is untouched.  (A named temporary
@@ -1188,6 +1199,73 @@ static void test_op_for_open_flags(void **state)
 	assert_int_equal(pg_op_for_open_flags(O_RDONLY | O_CREAT), PG_OP_CREATE);
 }
 
+/* Issue 11.8: the two resolvers give one answer for every combination of
+ * open flags, not only for the paths the catalogue names.  Each
+ * combination runs on a tree of its own per resolver (creations must not
+ * meet), on an absent name, a file, a directory, a symlink to each and a
+ * dangling symlink. */
+static const int flag_bits[] = {
+	O_CREAT, O_EXCL, O_TRUNC, O_DIRECTORY, O_NOFOLLOW, O_PATH, O_APPEND, O_NOCTTY,
+};
+static const char *const flag_targets[] = { "absent", "f", "d", "lf", "ld", "dl", "f/x" };
+
+static int open_on(const char *ws, unsigned root_flags, const char *name, int flags,
+		   int *err, const char **refusal)
+{
+	pg_root *r = pg_root_open(ws, NULL, root_flags);
+	int fd;
+
+	assert_non_null(r);
+	errno = 0;
+	fd = pg_open(r, name, flags | O_CLOEXEC, 0600);
+	*err = fd < 0 ? errno : 0;
+	*refusal = fd < 0 ? pg_last_refusal()->name : NULL;
+	if (fd >= 0)
+		close(fd);
+	pg_root_close(r);
+	return fd >= 0;
+}
+
+static void test_resolvers_agree_on_every_flag_combination(void **state)
+{
+	struct fx *f = *state;
+	unsigned splits = 0, tried = 0;
+	const unsigned nbits = sizeof(flag_bits) / sizeof(flag_bits[0]);
+
+	if (!g_host_openat2)
+		skip();
+	for (unsigned acc = 0; acc < 3; acc++)
+	for (unsigned m = 0; m < (1u << nbits); m++)
+	for (size_t t = 0; t < sizeof(flag_targets) / sizeof(flag_targets[0]); t++) {
+		int flags = (int)acc, ea, eb, oka, okb;
+		const char *ra, *rb;
+		char a[64], b[64], spec[160];
+
+		for (unsigned i = 0; i < nbits; i++)
+			if (m & (1u << i))
+				flags |= flag_bits[i];
+		snprintf(a, sizeof(a), "c%u-%u-%zu-a", acc, m, t);
+		snprintf(b, sizeof(b), "c%u-%u-%zu-b", acc, m, t);
+		snprintf(spec, sizeof(spec), "d %s\nd %s\n", a, b);
+		tu_build(f->ws, spec);
+		tu_build(cat(f->ws, a), "f f F\nd d\nl lf f\nl ld d\nl dl nothere\n");
+		tu_build(cat(f->ws, b), "f f F\nd d\nl lf f\nl ld d\nl dl nothere\n");
+		oka = open_on(cat(f->ws, a), 0, flag_targets[t], flags, &ea, &ra);
+		okb = open_on(cat(f->ws, b), PG_ROOT_NO_OPENAT2, flag_targets[t], flags, &eb, &rb);
+		tried++;
+		if (oka != okb || ea != eb || (ra != rb && (!ra || !rb || strcmp(ra, rb)))) {
+			if (splits++ < 20)
+				print_message("split: flags 0%o on %s: openat2 %s (%s), walk %s (%s)\n",
+					      (unsigned)flags, flag_targets[t],
+					      oka ? "ok" : strerror(ea), ra ? ra : "-",
+					      okb ? "ok" : strerror(eb), rb ? rb : "-");
+		}
+	}
+	print_message("%u flag combinations on %zu targets, %u splits\n", tried / 7,
+		      sizeof(flag_targets) / sizeof(flag_targets[0]), splits);
+	assert_int_equal(splits, 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -1211,6 +1289,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_check_finish_matches_check),
 	T(test_landing_check_undoes),
 	T(test_threads_share_a_root),
+	T(test_resolvers_agree_on_every_flag_combination),
 };
 
 int main(void)

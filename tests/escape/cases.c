@@ -507,6 +507,15 @@ static const struct esc_case fixed[] = {
 	/* A host rule spelled through a symlinked host path. */
 	C("host-rule-through-symlink", "l ../alias @BASE@\nf hostsecret S\n",
 	  "write .\ndeny @BASE@/alias/root/hostsecret\n", 0, NULL, OP_OPEN, "hostsecret", NULL, R, DEN),
+	/* Inside a denied region, existence does not show (issue 11.6). */
+	C("deny-mkdir-all-existing-dir", "d secret/X\n", NULL, 0, NULL, OP_MKDIR_ALL, "secret/X", NULL, 0, DEN),
+	C("deny-mkdir-all-absent-dir",   NULL, NULL, 0, NULL, OP_MKDIR_ALL, "secret/Y", NULL, 0, DEN),
+	C("deny-mkdir-all-existing-file", NULL, NULL, 0, NULL, OP_MKDIR_ALL, "secret/key/x", NULL, 0, DEN),
+	C("deny-mkdir-all-absent-file",  NULL, NULL, 0, NULL, OP_MKDIR_ALL, "secret/nokey/x", NULL, 0, DEN),
+	C("deny-link-into-existing-file", "l p secret/key/x\n", NULL, 0, NULL, OP_OPEN, "p", NULL, R, DEN),
+	C("deny-link-into-absent-file",  "l p secret/nokey/x\n", NULL, 0, NULL, OP_OPEN, "p", NULL, R, DEN),
+	C("deny-link-into-existing-stat", "l p secret/key/x\n", NULL, 0, NULL, OP_STAT, "p", NULL, 0, DEN),
+	C("deny-link-into-existing-creat", "l p secret/key/x\n", NULL, 0, NULL, OP_OPEN, "p", NULL, CR, DEN),
 	/* '?' in a deny glob stands for what one character folds to. */
 	C("glob-qmark-ff-ligature", "f key.p\xef\xac\x80m K\n", "write .\ndeny **/*.p?m\n", 0, NULL,
 	  OP_OPEN, "key.p\xef\xac\x80m", NULL, R, DEN),
