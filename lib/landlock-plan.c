@@ -39,6 +39,7 @@
 #include "envelope-plan.h"
 #include "landlock-abi.h"
 #include "landlock.h"
+#include "root.h"
 
 /* ------------------------------------------------------------ the ABI */
 
@@ -100,10 +101,13 @@ struct tr {
 	struct mp          *mps;
 	size_t              n;
 	const char         *base_rule;
+	struct pg_root     *root;     /* names a seam's rule, as pg_check would */
+	char              **owned;    /* paths of points made here */
+	size_t              nowned, capowned;
 };
 
 static const char SEAM_SPLIT[] =
-	"landlock: granted entry by entry (%s lies beneath, narrower): the child cannot create names here, nor remove or rename entries%s; what the host adds here after the plan is not granted";
+	"landlock: granted entry by entry (%s lies beneath, narrower, by %s): the child cannot create names here, nor remove or rename entries%s; what the host adds here after the plan is not granted";
 
 static int cmp_path(const char *a, const char *b)
 {
@@ -127,11 +131,57 @@ static bool strictly_beneath(const char *p, size_t plen, const struct mp *q)
 	return q->len != plen && pg_covers_n(p, plen, q->path, q->len);
 }
 
-static enum region ll_region(const struct tr *t, const char *path)
+/* The rule that decides the region at PATH. */
+static const char *region_rule(const struct tr *t, const char *path)
+{
+	size_t i = pg_plan_nearest_mount(t->pl, path);
+
+	return i != (size_t)-1 ? t->pl->mounts[i].rule : t->base_rule;
+}
+
+/* What bwrap's child would see at PATH: the plan's view. */
+static enum region plan_region(const struct tr *t, const char *path)
 {
 	enum region r = pg_plan_region_at(t->pl, path);
 
 	return r == REGION_PRIVATE ? REGION_HIDDEN : r;
+}
+
+/* What the child sees at PATH: the nearest point at or above it (the
+ * plan's top region mounts, the envelope's own directories, and what
+ * this translation hides), else the plan's base. */
+static enum region ll_region(const struct tr *t, const char *path)
+{
+	size_t plen = strlen(path), best = 0;
+	enum region r = t->pl->base == REGION_PRIVATE ? REGION_HIDDEN : t->pl->base;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mp *q = &t->mps[i];
+
+		if (q->pin || q->len < best || !pg_covers_n(q->path, q->len, path, plen))
+			continue;
+		if (q->len > best || q->region < r)   /* the stricter at one path */
+			r = q->region;
+		best = q->len;
+	}
+	return r;
+}
+
+/* The rule pg_check names for PATH (the judge's, rendered), so that a
+ * seam names the rule the child's refusal there is measured against. */
+static const char *judged_rule(const struct tr *t, const char *path, char *buf, size_t size)
+{
+	struct pg_judgement j;
+
+	buf[0] = '\0';
+	if (!t->root)
+		return region_rule(t, path);
+	pthread_rwlock_rdlock(&t->root->lock);
+	pg_plan_judge(t->pl, t->root, path, &j);
+	if (j.cap || j.rule)
+		pg_rule_render(j.cap ? j.cap : j.rule, buf, size);
+	pthread_rwlock_unlock(&t->root->lock);
+	return buf;
 }
 
 static uint64_t rights(const struct tr *t, enum region r, bool dir)
@@ -140,14 +190,6 @@ static uint64_t rights(const struct tr *t, enum region r, bool dir)
 		   : r == REGION_RO ? (PG_LL_READ_RIGHTS & t->ll->handled_fs) : 0;
 
 	return dir ? a : a & PG_LL_FILE_RIGHTS;
-}
-
-/* The rule that decides the region at PATH. */
-static const char *region_rule(const struct tr *t, const char *path)
-{
-	size_t i = pg_plan_nearest_mount(t->pl, path);
-
-	return i != (size_t)-1 ? t->pl->mounts[i].rule : t->base_rule;
 }
 
 static void words(uint64_t a, char *buf, size_t size)
@@ -323,7 +365,9 @@ static void grant_entries(struct tr *t, int dfd, const char *path)
 		if (cfd < 0)
 			continue;
 		/* A symlink is reached through its target, which has grants of
-		 * its own; a grant cannot sit on the link. */
+		 * its own; a grant cannot sit on the link.  A rule on a file
+		 * holds for every hard link to it, and another may lie where the
+		 * policy denies: such a file is not granted by itself. */
 		if (fstat(cfd, &st) == 0 && !S_ISLNK(st.st_mode))
 			node(t, cfd, child, S_ISDIR(st.st_mode));
 		close(cfd);
@@ -345,7 +389,12 @@ static void split(struct tr *t, int fd, const char *path, enum region r,
 	else if (b->hidden_dir)
 		own = 0;
 	grant(t, fd, path, own, rule, "split: listing only");
-	pg_plan_note(t->pl, true, path, b->rule, SEAM_SPLIT, b->hidden_dir ? b->hidden : b->at,
+	char jr[PG_PATH_MAX + 600];
+
+	/* The seam carries the rule it narrows (pg_check's for this
+	 * directory), and names the narrower point that made it. */
+	pg_plan_note(t->pl, true, path, judged_rule(t, path, jr, sizeof(jr)), SEAM_SPLIT, b->hidden_dir ? b->hidden : b->at,
+		     b->rule[0] ? b->rule : "the envelope's own",
 		     own ? "" : ", nor list it (listing would reach into it)");
 	t->ll->nsplits++;
 	dfd = fd >= 0 ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -365,7 +414,16 @@ static void node(struct tr *t, int fd, const char *path, bool dir)
 {
 	enum region r = ll_region(t, path);
 	struct below b = { 0 };
+	struct stat st;
+	char jr[PG_PATH_MAX + 600];
 
+	/* A rule on a file holds for every hard link to it, and another may
+	 * lie where the policy denies: such a file is not granted by itself. */
+	if (!dir && r != REGION_HIDDEN && fd >= 0 && fstat(fd, &st) == 0 && st.st_nlink > 1) {
+		pg_plan_note(t->pl, true, path, judged_rule(t, path, jr, sizeof(jr)),
+			     "landlock: a file with other hard links is not granted by itself (a Landlock rule on a file holds for every link to it, and another may lie where the policy denies): the child cannot open it");
+		return;
+	}
 	if (dir)
 		b = look_below(t, path, r);
 	if (!b.narrower) {
@@ -418,7 +476,7 @@ static bool collect(struct tr *t)
 			continue;
 		if (!pin && pg_plan_nearest_mount(pl, m->dest) != i)
 			continue;   /* not the top mount at its path */
-		if (!add_point(t, m->dest, ll_region(t, m->dest), mount_is_dir(m), pin, m->rule,
+		if (!add_point(t, m->dest, plan_region(t, m->dest), mount_is_dir(m), pin, m->rule,
 			       pin ? -1 : m->fd))
 			return false;
 	}
@@ -429,6 +487,108 @@ static bool collect(struct tr *t)
 		return false;
 	if (t->n)
 		qsort(t->mps, t->n, sizeof(*t->mps), cmp_mp);
+	return true;
+}
+
+/* ------------------------------------------ symlinks in denied directories */
+
+/* bwrap hides what lies in a denied directory; Landlock does not mediate
+ * lookups, so a child can follow a symlink in there.  As the planner does
+ * for every denied symlink a child can see, what it leads to is hidden
+ * too (a point of its own), unless that is the workspace root or above,
+ * which cannot be narrowed: a seam. */
+static bool hide_target(struct tr *t, const char *link, const char *rule)
+{
+	char *target = realpath(link, NULL), *keep;
+	struct stat st;
+	bool ok = true;
+
+	if (!target || lstat(target, &st) < 0) {
+		free(target);
+		return true;
+	}
+	if (pg_covers_n(target, strlen(target), t->pl->root, t->pl->root_len)) {
+		pg_plan_note(t->pl, true, link, rule,
+			     "landlock: symlink in a denied directory to the workspace root or above: what it leads to cannot be narrowed, so the link's rule is held in process only");
+		free(target);
+		return true;
+	}
+	if (ll_region(t, target) == REGION_HIDDEN) {
+		free(target);
+		return true;
+	}
+	keep = strdup(link);
+	if (!keep || !PLAN_GROW(t->owned, t->nowned, t->capowned)) {
+		free(keep);
+		free(target);
+		return false;
+	}
+	t->owned[t->nowned++] = target;
+	for (size_t i = 0; target && i < t->n; i++)
+		if (!t->mps[i].pin && !strcmp(t->mps[i].path, target)) {
+			t->mps[i].region = REGION_HIDDEN;   /* stricter than what lies there */
+			t->mps[i].rule = rule;
+			target = NULL;
+		}
+	ok = !target || add_point(t, target, REGION_HIDDEN, S_ISDIR(st.st_mode), false, rule, -1);
+	pg_plan_note(t->pl, false, t->owned[t->nowned - 1], rule,
+		     "landlock: hidden as the target of the symlink %s in a denied directory (Landlock cannot hide the link itself); pg_check judges the target's own name by its rules",
+		     keep);
+	free(keep);
+	return ok;
+}
+
+/* The symlinks beneath the denied directory DFD (owned) at PATH. */
+static bool links_beneath(struct tr *t, int dfd, const char *path, const char *rule,
+			  unsigned depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	char child[PATH_MAX];
+	bool ok = true;
+
+	if (!d) {
+		close(dfd);
+		return true;
+	}
+	while (ok && (de = readdir(d))) {
+		struct stat st;
+		int sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !bounded(t, path) ||
+		    snprintf(child, sizeof(child), "%s/%s", path, de->d_name) >= (int)sizeof(child) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			ok = hide_target(t, child, rule);
+		else if (S_ISDIR(st.st_mode) && depth < t->pl->glob_max_depth &&
+			 (sub = openat(dirfd(d), de->d_name,
+				       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+			ok = links_beneath(t, sub, child, rule, depth + 1);
+	}
+	closedir(d);
+	return ok;
+}
+
+static bool hide_link_targets(struct tr *t)
+{
+	size_t n = t->n;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct plan_mount *m;
+		size_t k;
+		int fd;
+
+		if (t->mps[i].region != REGION_HIDDEN || !t->mps[i].dir || !t->mps[i].rule[0])
+			continue;
+		k = pg_plan_nearest_mount(t->pl, t->mps[i].path);
+		m = k != (size_t)-1 ? &t->pl->mounts[k] : NULL;
+		if (!m || m->kind != MK_MASK_DIR)
+			continue;
+		fd = open(m->dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && !links_beneath(t, fd, m->dest, m->rule, 0))
+			return false;
+	}
 	return true;
 }
 
@@ -541,28 +701,33 @@ static void publish(struct pg_plan *pl, struct pg_landlock *ll)
 	pg_plan_publish(pl);
 }
 
-static void translate(struct pg_plan *pl, struct pg_landlock *ll)
+static void translate(struct pg_plan *pl, struct pg_root *root, struct pg_landlock *ll)
 {
-	struct tr t = { .pl = pl, .ll = ll };
+	struct tr t = { .pl = pl, .ll = ll, .root = root };
 	int fd;
 
 	if (!make_ruleset(ll))
 		return;
-	if (!collect(&t)) {
+	if (!collect(&t) || !hide_link_targets(&t)) {
 		ll->oom = true;
-		free(t.mps);
-		return;
+		goto out;
 	}
+	qsort(t.mps, t.n, sizeof(*t.mps), cmp_mp);
 	abi_notes(&t);
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	node(&t, fd, "/", true);
 	if (fd >= 0)
 		close(fd);
 	grant_own(&t);
+out:
+	for (size_t i = 0; i < t.nowned; i++)
+		free(t.owned[i]);
+	free(t.owned);
 	free(t.mps);
 }
 
-int pg_landlock_translate(struct pg_plan *pl, unsigned flags, const char *chosen)
+int pg_landlock_translate(struct pg_plan *pl, struct pg_root *root, unsigned flags,
+			  const char *chosen)
 {
 	struct pg_landlock *ll = calloc(1, sizeof(*ll));
 	const char *why;
@@ -580,7 +745,7 @@ int pg_landlock_translate(struct pg_plan *pl, unsigned flags, const char *chosen
 	if (!ll->abi)
 		ll->why = why;
 	else
-		translate(pl, ll);
+		translate(pl, root, ll);
 	if (!ll->oom)
 		publish(pl, ll);
 	if (ll->oom || pl->oom) {

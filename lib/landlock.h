@@ -57,12 +57,15 @@ struct pg_landlock {
 /* The kernel's Landlock ABI (probed once), or 0 with *WHY set. */
 int pg_landlock_abi(const char **why);
 
-/* Translate PL into a Landlock ruleset; attaches the result to PL (freed
- * with it).  FLAGS: PG_PLAN_ACCEPT_WEAKER.  CHOSEN says why this envelope
+/* Translate PL (built for ROOT, whose judge names the seams' rules, or
+ * NULL) into a Landlock ruleset; attaches the result to PL (freed with
+ * it).  FLAGS: PG_PLAN_ACCEPT_WEAKER.  CHOSEN says why this envelope
  * runs, for the report.  Returns 0, or -1 with errno set on allocation
  * failure; an envelope that cannot run here is recorded (why), not an
  * error. */
-int pg_landlock_translate(struct pg_plan *pl, unsigned flags, const char *chosen);
+struct pg_root;
+int pg_landlock_translate(struct pg_plan *pl, struct pg_root *root, unsigned flags,
+			  const char *chosen);
 
 /* Grant read on the host file HOST (pathgate run's preload, which the
  * child loads from where it lies: there are no mounts).  0 or -1. */

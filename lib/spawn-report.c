@@ -169,7 +169,7 @@ static void sb_rule_status(struct sbuf *b, const pg_plan *pl, const struct pg_la
 	STATUS(grants, "landlock: granted");
 	STATUS(masks, "landlock: nothing granted there (denied)");
 	STATUS(has_note(pl->pub_seams, pl->nseams, rule, "landlock: granted entry by entry", true),
-	       "landlock: narrower than the region above it, whose directories are granted entry by entry (see seams)");
+	       "landlock: held narrower: some of its directories are granted entry by entry, for narrower rules beneath (see seams)");
 	STATUS(has_note(pl->pub_seams, pl->nseams, rule, "landlock, weaker", true),
 	       "landlock: weaker than bwrap (see seams)");
 	STATUS(has_note(pl->pub_seams, pl->nseams, rule, "landlock", false),

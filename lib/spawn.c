@@ -257,7 +257,7 @@ static pg_plan *plan_for(pg_root *root, enum pg_envelope want, unsigned flags)
 			return pl;
 		snprintf(chosen, sizeof(chosen), "bwrap cannot build its envelope here: %s", bwrap_why);
 	}
-	if (pg_landlock_translate(pl, flags, chosen) < 0) {
+	if (pg_landlock_translate(pl, root, flags, chosen) < 0) {
 		pg_plan_free(pl);
 		errno = ENOMEM;
 		return NULL;
