@@ -182,6 +182,42 @@ int pg_spawn(pid_t *pid, pg_root *root, const char *file,
  * plan), a JSON document owned by the library until the next call. */
 const char *pg_spawn_report(void);
 
+/* ---------------------------------------------------- envelope choice */
+
+/* Which envelope runs a child.  AUTO: bwrap where it can build its
+ * namespaces, else Landlock (see pg_spawn(3) for what each holds). */
+enum pg_envelope { PG_ENVELOPE_AUTO = 0, PG_ENVELOPE_BWRAP = 1, PG_ENVELOPE_LANDLOCK = 2 };
+
+/* pg_plan_build flags (none: AUTO). */
+#define PG_PLAN_BWRAP         0x1u /* the namespace envelope only */
+#define PG_PLAN_LANDLOCK      0x2u /* the Landlock envelope only */
+#define PG_PLAN_ACCEPT_WEAKER 0x4u /* let Landlock run where it holds less than bwrap would */
+#define PG_SPAWN_ACCEPT_WEAKER PG_PLAN_ACCEPT_WEAKER
+
+struct pg_spawn_options {
+	size_t           size;     /* sizeof(struct pg_spawn_options) */
+	enum pg_envelope envelope;
+	unsigned         flags;    /* PG_SPAWN_ACCEPT_WEAKER */
+};
+
+/* pg_spawn with a choice of envelope (OPTS NULL: as pg_spawn, AUTO). */
+int pg_spawn2(pid_t *pid, pg_root *root, const char *file,
+	      const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+	      char *const argv[], char *const envp[], const struct pg_spawn_options *opts);
+
+/* The envelope PLAN would run under. */
+enum pg_envelope pg_plan_envelope(const pg_plan *plan);
+
+/* The Landlock envelope's grants (none for bwrap). */
+struct pg_grant {
+	const char *path;    /* host path */
+	const char *access;  /* "read,list,execute", "read,list,...,create,remove", ... */
+	const char *rule;    /* the rule, rendered ("" for the envelope's own) */
+	const char *why;     /* "read", "write", "split: listing only", "lent", ... */
+};
+size_t pg_plan_grant_count(const pg_plan *plan);
+const struct pg_grant *pg_plan_grant(const pg_plan *plan, size_t i);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

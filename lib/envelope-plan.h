@@ -102,6 +102,11 @@ struct pg_plan {
 	bool    glob_depth_hit, glob_count_hit;
 	bool    masks_read_only;  /* directory masks get --remount-ro */
 	bool    oom;
+
+	/* landlock.c's translation, when the Landlock envelope runs this
+	 * plan (struct pg_landlock), freed with landlock_free; else NULL. */
+	void   *landlock;
+	void  (*landlock_free)(void *);
 };
 
 /* ------------------------------------------------------- plan-store.c */

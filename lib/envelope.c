@@ -155,11 +155,14 @@ static void note_rules(struct pg_plan *pl, pg_root *root)
 {
 	size_t n = pg_policy_rule_count(root->policy);
 
+	char rule[PG_PATH_MAX + 600];
+
 	for (size_t i = 0; i < n && !pl->oom; i++) {
 		const struct pg_rule *r = pg_policy_rule(root->policy, i);
 
-		if (!r->derived)
-			note_rule(pl, root, r, pl->requested[i]);
+		pg_rule_render(r, rule, sizeof(rule));
+		if (!r->derived && !r->above)
+			note_rule(pl, root, r, rule);
 	}
 }
 
@@ -308,7 +311,11 @@ static struct pg_plan *plan_new(pg_root *root, const struct pg_envelope_opts *op
 	pl->glob_max_entries = opts && opts->glob_max_entries ? opts->glob_max_entries
 							       : PG_GLOB_MAX_ENTRIES;
 	for (size_t i = 0; i < n && !pl->oom; i++) {
-		pg_rule_render(pg_policy_rule(root->policy, i), buf, sizeof(buf));
+		const struct pg_rule *r = pg_policy_rule(root->policy, i);
+
+		if (r->above)
+			continue;   /* a copy of a host rule listed already */
+		pg_rule_render(r, buf, sizeof(buf));
 		if (!(pl->requested[pl->nrequested++] = strdup(buf)))
 			pl->oom = true;
 	}

@@ -341,6 +341,8 @@ void pg_plan_free(pg_plan *pl)
 	free(pl->root);
 	free(pl->bwrap);
 	free(pl->chdir);
+	if (pl->landlock_free)
+		pl->landlock_free(pl->landlock);
 	free(pl);
 }
 

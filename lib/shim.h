@@ -116,4 +116,9 @@ int pg_plan_spawn(pid_t *pid, pg_plan *plan, const char *file,
 		  const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
 		  char *const argv[], char *const envp[]);
 
+/* The Landlock envelope's helper program, where it is not installed yet
+ * (pathgate run from a build tree: PATHGATE_LANDLOCK_EXEC).  NULL
+ * restores the installed one.  Defined in landlock-spawn.c. */
+void pg_landlock_set_helper(const char *path);
+
 #endif

@@ -2,7 +2,8 @@
  * document that says, for the last plan or launch of this thread, which
  * bwrap ran (version, availability), the mounts with their rules, what
  * was skipped and the seams, the glob walk's bounds, the seccomp floor and
- * the environment's names.  pg_spawn_report() (pathgate.h) returns it; it
+ * the environment's names; for a plan translated for the Landlock
+ * envelope, its ABI, grants and what became of each rule.  pg_spawn_report() (pathgate.h) returns it; it
  * lives until the thread's next report. */
 #ifndef PG_SPAWN_REPORT_H
 #define PG_SPAWN_REPORT_H

@@ -1,6 +1,9 @@
 /* spawn.c - the launcher: launches bwrap with a plan, a cleared
  * environment and the seccomp floor, once the probe (bwrap-probe.c) says
- * the host can, and leaves the report (spawn-report.c) of each launch. */
+ * the host can, and leaves the report (spawn-report.c) of each launch.
+ * It also chooses the envelope: bwrap, or where bwrap cannot build its
+ * namespaces (or when asked) the Landlock envelope (landlock.h), which
+ * runs the same plan translated. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,6 +18,7 @@
 #include "bwrap-probe.h"
 #include "envelope.h"
 #include "envelope-plan.h"
+#include "landlock.h"
 #include "refusal.h"
 #include "root.h"
 #include "seccomp-filter.h"
@@ -114,7 +118,7 @@ static void add_environment(struct argv_buf *a, const pg_plan *pl, char *const e
  * caller's file actions cannot be extended (the type is opaque), so then
  * the flag is cleared for the instant of the spawn, under a lock every
  * pg_spawn takes, so no other launch of ours inherits them. */
-static pthread_mutex_t inherit_lock = PTHREAD_MUTEX_INITIALIZER;
+#define inherit_lock (*pg_launch_fd_lock())   /* shared with the Landlock launch */
 
 static void set_cloexec(const int *fds, size_t n, bool on)
 {
@@ -177,6 +181,8 @@ int pg_envelope_spawn(pid_t *pid, pg_plan *pl, const char *file,
 		errno = EINVAL;
 		return EINVAL;
 	}
+	if (pl->landlock)
+		return pg_landlock_spawn(pid, pl, file, actions, attr, argv, envp);
 	why = pg_envelope_unavailable();
 	if (why)
 		return refuse_spawn(pl, why, envp);
@@ -229,30 +235,76 @@ int pg_envelope_spawn(pid_t *pid, pg_plan *pl, const char *file,
 
 /* ------------------------------------------------------------ public API */
 
-static pg_plan *plan_for_root(pg_root *root)
+/* ------------------------------------------------------- the choice */
+
+/* The plan for ROOT under the envelope WANT: bwrap's as built, or
+ * translated for Landlock when asked, or (AUTO) when bwrap cannot build
+ * its namespaces here.  A Landlock that cannot run either is recorded in
+ * the plan and refused at launch, saying both reasons. */
+static pg_plan *plan_for(pg_root *root, enum pg_envelope want, unsigned flags)
 {
-	return pg_envelope_plan_root(root, NULL);
+	pg_plan *pl = pg_envelope_plan_root(root, NULL);
+	const char *bwrap_why;
+	char chosen[512];
+
+	if (!pl || want == PG_ENVELOPE_BWRAP)
+		return pl;
+	if (want == PG_ENVELOPE_LANDLOCK) {
+		snprintf(chosen, sizeof(chosen), "%s", "");
+	} else {
+		bwrap_why = pg_envelope_unavailable();
+		if (!bwrap_why)
+			return pl;
+		snprintf(chosen, sizeof(chosen), "bwrap cannot build its envelope here: %s", bwrap_why);
+	}
+	if (pg_landlock_translate(pl, root, flags, chosen) < 0) {
+		pg_plan_free(pl);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return pl;
 }
+
+static int envelope_of_flags(unsigned flags, enum pg_envelope *want)
+{
+	if ((flags & ~(PG_PLAN_BWRAP | PG_PLAN_LANDLOCK | PG_PLAN_ACCEPT_WEAKER)) ||
+	    (flags & PG_PLAN_BWRAP && flags & PG_PLAN_LANDLOCK))
+		return -1;
+	*want = flags & PG_PLAN_BWRAP ? PG_ENVELOPE_BWRAP
+	      : flags & PG_PLAN_LANDLOCK ? PG_ENVELOPE_LANDLOCK : PG_ENVELOPE_AUTO;
+	return 0;
+}
+
+enum pg_envelope pg_plan_envelope(const pg_plan *plan)
+{
+	return plan && plan->landlock ? PG_ENVELOPE_LANDLOCK : PG_ENVELOPE_BWRAP;
+}
+
+/* ------------------------------------------------------------ public API */
 
 pg_plan *pg_plan_build(pg_root *root, unsigned flags)
 {
+	enum pg_envelope want;
 	pg_plan *pl;
 
 	pg_refusal_clear();
-	if (!root || flags != 0) {
+	if (!root || envelope_of_flags(flags, &want) < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	pl = plan_for_root(root);
+	pl = plan_for(root, want, flags & PG_PLAN_ACCEPT_WEAKER);
 	if (pl)
 		pg_envelope_report_plan(pl);
 	return pl;
 }
 
 /* Declared in shim.h: pathgate run lends its preload into a plan it
- * built, then launches under that plan. */
+ * built, then launches under that plan.  Landlock has no mounts: the
+ * file is granted read where it lies (DEST is bwrap's). */
 int pg_plan_lend(pg_plan *plan, const char *host, const char *dest, const char *why)
 {
+	if (plan && plan->landlock)
+		return pg_landlock_lend(plan, host, why);
 	return pg_envelope_lend(plan, host, dest, why);
 }
 
@@ -263,19 +315,30 @@ int pg_plan_spawn(pid_t *pid, pg_plan *plan, const char *file,
 	return pg_envelope_spawn(pid, plan, file, actions, attr, argv, envp);
 }
 
-int pg_spawn(pid_t *pid, pg_root *root, const char *file,
-	     const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
-	     char *const argv[], char *const envp[])
+int pg_spawn2(pid_t *pid, pg_root *root, const char *file,
+	      const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+	      char *const argv[], char *const envp[], const struct pg_spawn_options *opts)
 {
+	enum pg_envelope want = PG_ENVELOPE_AUTO;
+	unsigned flags = 0;
 	pg_plan *pl;
 	int r;
 
 	pg_refusal_clear();
+	if (opts && (opts->size < sizeof(*opts) || opts->envelope > PG_ENVELOPE_LANDLOCK ||
+		     (opts->flags & ~PG_SPAWN_ACCEPT_WEAKER))) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	if (opts) {
+		want = opts->envelope;
+		flags = opts->flags;
+	}
 	if (!root || !file) {
 		errno = EINVAL;
 		return EINVAL;
 	}
-	pl = plan_for_root(root);
+	pl = plan_for(root, want, flags);
 	if (!pl) {
 		r = errno ? errno : ENOMEM;
 		errno = r;
@@ -285,4 +348,11 @@ int pg_spawn(pid_t *pid, pg_root *root, const char *file,
 	pg_plan_free(pl);
 	errno = r;
 	return r;
+}
+
+int pg_spawn(pid_t *pid, pg_root *root, const char *file,
+	     const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+	     char *const argv[], char *const envp[])
+{
+	return pg_spawn2(pid, root, file, actions, attr, argv, envp, NULL);
 }

@@ -295,7 +295,14 @@ static void print_plan(const pg_plan *plan, bool argv_too)
 			printf("%s\n", av[i]);
 		return;
 	}
-	for (i = 0; i < pg_plan_mount_count(plan); i++) {
+	/* The Landlock envelope runs grants, not mounts. */
+	for (i = 0; i < pg_plan_grant_count(plan); i++) {
+		const struct pg_grant *g = pg_plan_grant(plan, i);
+
+		printf("landlock %s %s\t# %s%s%s\n", g->access, g->path, g->why,
+		       *g->rule ? ": " : "", g->rule);
+	}
+	for (i = 0; pg_plan_envelope(plan) == PG_ENVELOPE_BWRAP && i < pg_plan_mount_count(plan); i++) {
 		const struct pg_mount *m = pg_plan_mount(plan, i);
 
 		printf("%s%s%s %s\t# %s%s%s\n", m->op, m->src ? " " : "", m->src ? m->src : "",
@@ -320,11 +327,14 @@ int plan_main(int argc, char **argv)
 		{ "root", required_argument, NULL, CLI_OPT_ROOT },
 		{ "policy", required_argument, NULL, CLI_OPT_POLICY },
 		{ "argv", no_argument, NULL, 'a' },
+		{ "envelope", required_argument, NULL, 'v' },
+		{ "accept-weaker", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_workspace ws = { 0 };
 	bool argv_too = false;
+	unsigned flags = 0;
 	pg_plan *plan;
 	int c, rc;
 
@@ -335,6 +345,14 @@ int plan_main(int argc, char **argv)
 			argv_too = true;
 			continue;
 		}
+		if (c == 'v' && cli_envelope_flags(optarg, &flags) == 0)
+			continue;
+		if (c == 'w') {
+			flags |= PG_PLAN_ACCEPT_WEAKER;
+			continue;
+		}
+		if (c == 'v')
+			return CLI_USAGE;
 		if (c == 'h') {
 			cli_help("plan", stdout);
 			return CLI_OK;
@@ -347,7 +365,7 @@ int plan_main(int argc, char **argv)
 	}
 	rc = cli_workspace_open(&ws);
 	if (rc == CLI_OK) {
-		plan = pg_plan_build(ws.root, 0);
+		plan = pg_plan_build(ws.root, flags);
 		if (!plan) {
 			cli_print_refusal(stderr, "plan");
 			rc = cli_sandbox_refused() ? CLI_SANDBOX : CLI_USAGE;

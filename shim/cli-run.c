@@ -33,6 +33,7 @@ struct run_opts {
 	int         log_fd;   /* the refusals the preload records, for the summary; -1 */
 	bool        preload;
 	bool        envelope;
+	unsigned    plan_flags;  /* --envelope=, --accept-weaker: pg_plan_build's */
 	char      **env;     /* --env NAME=VALUE, owned */
 	size_t      nenv;
 };
@@ -368,14 +369,11 @@ static int keep_path(struct run_opts *o)
  * /tmp, a prefix the policy does not read), and ld.so ignores an
  * LD_PRELOAD it cannot open: so it is lent into the envelope's private
  * /tmp by descriptor, and a preload that cannot be lent refuses the run. */
-static int spawn_in_envelope(struct cli_workspace *ws, const struct run_opts *o,
+static int spawn_in_envelope(struct cli_workspace *ws, pg_plan *plan, const struct run_opts *o,
 			     const char *file, char *const cmdv[], char **env, pid_t *pid)
 {
-	pg_plan *plan = pg_plan_build(ws->root, 0);
 	int err;
 
-	if (!plan)
-		return spawn_failed(cmdv[0]);
 	if (o->preload && pg_plan_lend(plan, preload_path(), PRELOAD_IN_ENVELOPE,
 				       "pathgate run: the preload") < 0) {
 		fprintf(stderr, "pathgate: run: cannot lend the preload %s to the envelope: %s\n",
@@ -399,6 +397,8 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 {
 	char *file = NULL, *vars[RUN_VARS] = { 0 }, **env = NULL;
 	size_t nvars = 0, i;
+	pg_plan *plan = NULL;
+	bool landlock = false;
 	pid_t pid;
 	int rc = find_command(cmdv[0], &file);
 
@@ -414,9 +414,24 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 			rc = CLI_USAGE;
 			goto out;
 		}
-		nvars = o->envelope ? preload_vars(ws, o, PRELOAD_IN_ENVELOPE, NULL, true, vars)
-				    : preload_vars(ws, o, preload_path(), getenv("LD_PRELOAD"), false, vars);
 	}
+	/* The envelope chosen decides where the child finds the preload:
+	 * lent into bwrap's private /tmp, or granted where it lies
+	 * (Landlock has no mounts, so no PATHGATE_ENVELOPE either). */
+	if (o->envelope) {
+		if (getenv("PATHGATE_LANDLOCK_EXEC") && *getenv("PATHGATE_LANDLOCK_EXEC"))
+			pg_landlock_set_helper(getenv("PATHGATE_LANDLOCK_EXEC"));
+		plan = pg_plan_build(ws->root, o->plan_flags);
+		if (!plan) {
+			rc = spawn_failed(cmdv[0]);
+			goto out;
+		}
+		landlock = pg_plan_envelope(plan) == PG_ENVELOPE_LANDLOCK;
+	}
+	if (o->preload)
+		nvars = !o->envelope ? preload_vars(ws, o, preload_path(), getenv("LD_PRELOAD"), false, vars)
+		      : landlock ? preload_vars(ws, o, preload_path(), NULL, false, vars)
+				 : preload_vars(ws, o, PRELOAD_IN_ENVELOPE, NULL, true, vars);
 	env = build_env(vars, nvars, o->env, o->nenv, !o->envelope);
 	if (!env) {
 		perror("pathgate");
@@ -424,7 +439,8 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 		goto out;
 	}
 	if (o->envelope) {
-		rc = spawn_in_envelope(ws, o, file, cmdv, env, &pid);
+		rc = spawn_in_envelope(ws, plan, o, file, cmdv, env, &pid);
+		plan = NULL;
 		if (rc != CLI_OK)
 			goto out;
 	} else {
@@ -442,11 +458,28 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 	rc = wait_status(pid);
 	log_summary(o->log_fd);
 out:
+	pg_plan_free(plan);
 	for (i = 0; i < nvars; i++)
 		free(vars[i]);
 	free(env);
 	free(file);
 	return rc;
+}
+
+/* --envelope=auto|bwrap|landlock into pg_plan_build's flags (shared with
+ * pathgate plan). */
+int cli_envelope_flags(const char *word, unsigned *flags)
+{
+	*flags &= ~(PG_PLAN_BWRAP | PG_PLAN_LANDLOCK);
+	if (!strcmp(word, "bwrap"))
+		*flags |= PG_PLAN_BWRAP;
+	else if (!strcmp(word, "landlock"))
+		*flags |= PG_PLAN_LANDLOCK;
+	else if (strcmp(word, "auto") != 0) {
+		fprintf(stderr, "pathgate: --envelope=%s: want auto, bwrap or landlock\n", word);
+		return -1;
+	}
+	return 0;
 }
 
 int run_main(int argc, char **argv)
@@ -459,6 +492,8 @@ int run_main(int argc, char **argv)
 		{ "no-preload", no_argument, NULL, 'P' },
 		{ "no-envelope", no_argument, NULL, 'E' },
 		{ "env", required_argument, NULL, 'e' },
+		{ "envelope", required_argument, NULL, 'v' },
+		{ "accept-weaker", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -478,6 +513,13 @@ int run_main(int argc, char **argv)
 		case 'l': o.log = true; break;
 		case 'P': o.preload = false; break;
 		case 'E': o.envelope = false; break;
+		case 'v':
+			if (cli_envelope_flags(optarg, &o.plan_flags) < 0) {
+				free_env(&o);
+				return CLI_USAGE;
+			}
+			break;
+		case 'w': o.plan_flags |= PG_PLAN_ACCEPT_WEAKER; break;
 		case 'e':
 			if (add_env(&o, optarg) < 0) {
 				free_env(&o);

@@ -54,6 +54,9 @@ void cli_json_string(FILE *out, const char *s);
 int explain_main(int argc, char **argv);
 int plan_main(int argc, char **argv);
 int run_main(int argc, char **argv);
+/* --envelope=auto|bwrap|landlock into pg_plan_build's FLAGS; -1 (and a
+ * message) for another word. */
+int cli_envelope_flags(const char *word, unsigned *flags);
 
 /* Common options of every workspace subcommand: returns true when OPT
  * (a getopt_long value) was one of them. */

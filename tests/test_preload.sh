@@ -277,10 +277,11 @@ else
 fi
 
 # ---- where no envelope can be built: 125, and the command never runs
-# (inside a sandbox that forbids user namespaces, bwrap cannot nest).
+# (inside a sandbox that forbids user namespaces, bwrap cannot nest; bwrap
+# asked for by name, as auto would run the Landlock envelope there).
 OUT=$(bwrap --ro-bind / / --dev /dev --proc /proc --bind "$SCRATCH" "$SCRATCH" \
 	--unshare-user --disable-userns env PATHGATE_PRELOAD="$PRELOAD" \
-	"$PATHGATE" run --root "$W" --policy "$POL" -- sh -c "echo ran > '$W/ran'" 2>&1)
+	"$PATHGATE" run --envelope=bwrap --root "$W" --policy "$POL" -- sh -c "echo ran > '$W/ran'" 2>&1)
 st=$?
 case $OUT in
 *exec.sandbox-unavailable*)
