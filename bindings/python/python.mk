@@ -9,7 +9,7 @@ bindings_python__pathgate_la_SOURCES = bindings/python/pathgate/_pathgate.c
 bindings_python__pathgate_la_CFLAGS = $(AM_CFLAGS) $(PY_CFLAGS)
 # The module uses the public API alone, through the installed library.
 bindings_python__pathgate_la_CPPFLAGS = -I$(top_srcdir)/include
-bindings_python__pathgate_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version \
+bindings_python__pathgate_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-shrext $(PY_EXT_SUFFIX)
 bindings_python__pathgate_la_LIBADD = lib/libpathgate.la
 
