@@ -1,8 +1,10 @@
 """Build the pathgate Python package against an installed libpathgate,
-found with pkg-config (PKG_CONFIG_PATH picks another prefix).
+found with pkg-config ($PKG_CONFIG, else pkg-config; PKG_CONFIG_PATH
+picks another prefix).
 
     pip install --no-build-isolation ./bindings/python     # offline
 """
+import os
 import shlex
 import subprocess
 
@@ -11,7 +13,8 @@ from setuptools import Extension, setup
 
 def pkg_config(*args):
     try:
-        out = subprocess.run(["pkg-config", *args, "pathgate"], check=True,
+        pkg = shlex.split(os.environ.get("PKG_CONFIG", "pkg-config"))
+        out = subprocess.run([*pkg, *args, "pathgate"], check=True,
                              capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         raise SystemExit("pathgate: pkg-config found no installed libpathgate "
