@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,7 @@ extern "C" {
 
 #define PATHGATE_VERSION_MAJOR 0
 #define PATHGATE_VERSION_MINOR 1
+#define PATHGATE_VERSION_PATCH 0
 
 /* Limits every path argument must respect (workspace.bad-path otherwise). */
 #define PG_PATH_MAX 4000
@@ -113,11 +115,29 @@ int     pg_clear_temporaries(pg_root *root, const char *path);
 
 enum pg_op { PG_OP_READ = 0, PG_OP_WRITE = 1, PG_OP_CREATE = 2, PG_OP_DELETE = 3 };
 
+/* The refusal a program can switch on; the stable names of the table in
+ * libpathgate(3) are pg_refusal_name(code).  New codes are only ever
+ * appended. */
+enum pg_refusal_code {
+	PG_REFUSAL_NONE = 0,            /* not refused                           */
+	PG_REFUSAL_PATH_ESCAPE,         /* workspace.path-escape     EACCES      */
+	PG_REFUSAL_DENIED,              /* workspace.denied          EACCES      */
+	PG_REFUSAL_READ_ONLY,           /* workspace.read-only       EROFS       */
+	PG_REFUSAL_PINNED,              /* workspace.pinned          EBUSY       */
+	PG_REFUSAL_DANGLING_LINK,       /* workspace.dangling-link   ENOENT      */
+	PG_REFUSAL_BAD_PATH,            /* workspace.bad-path        EINVAL ...  */
+	PG_REFUSAL_EXHAUSTED,           /* exhausted                 EFBIG       */
+	PG_REFUSAL_POLICY_INVALID,      /* policy.invalid            EINVAL      */
+	PG_REFUSAL_SANDBOX_UNAVAILABLE, /* exec.sandbox-unavailable  ENOSYS      */
+};
+
 struct pg_verdict {
 	int         allowed;   /* 1 allowed, 0 refused */
 	const char *name;      /* refusal name, NULL when allowed */
 	int         err;       /* errno of the refusal, 0 when allowed */
 	char        rule[256]; /* the deciding rule, rendered, "" when none */
+	enum pg_refusal_code code; /* the refusal's code, PG_REFUSAL_NONE when none
+	                            * (appended in 0.1.0: libpathgate.so.1) */
 };
 
 /* Judge PATH for OP without acting on it: resolve it as the operation
@@ -137,7 +157,15 @@ ssize_t pg_check_batch(pg_root *root, const char *const *paths, size_t n,
 
 /* ------------------------------------------------------------- refusals */
 
-struct pg_refusal { const char *name; int err; const char *path; const char *rule; };
+/* NAME, PATH and RULE point into a per-thread record: valid until this
+ * thread's next call into the library.  CODE was appended in 0.1.0. */
+struct pg_refusal {
+	const char *name;
+	int err;
+	const char *path;
+	const char *rule;
+	enum pg_refusal_code code;
+};
 /* This thread's last refusal; name NULL if the last call was not refused. */
 const struct pg_refusal *pg_last_refusal(void);
 
@@ -217,6 +245,46 @@ struct pg_grant {
 };
 size_t pg_plan_grant_count(const pg_plan *plan);
 const struct pg_grant *pg_plan_grant(const pg_plan *plan, size_t i);
+
+/* ------------------------------------------------- more operations */
+
+/* The library's version, "MAJOR.MINOR.PATCH" as PATHGATE_VERSION_*. */
+const char *pg_version(void);
+/* The stable name of CODE ("workspace.denied"); NULL for PG_REFUSAL_NONE
+ * and codes this library does not know. */
+const char *pg_refusal_name(enum pg_refusal_code code);
+
+/* Parse the embedded default policy (pathgate policy --default) into P. */
+int     pg_policy_parse_default(pg_policy *p);
+
+/* utimensat(2) beneath the root: TIMES as utimensat's (NULL: now);
+ * AT_FLAGS 0 or AT_SYMLINK_NOFOLLOW.  Judged as a write. */
+int     pg_utimens(pg_root *root, const char *path, const struct timespec times[2],
+                   int at_flags);
+/* fchownat(2) beneath the root; (uid_t)-1 / (gid_t)-1 leave one alone;
+ * AT_FLAGS 0 or AT_SYMLINK_NOFOLLOW.  Judged as a write. */
+int     pg_chown(pg_root *root, const char *path, uid_t uid, gid_t gid, int at_flags);
+
+/* Remove PATH and everything beneath it, by descriptor: symlinks are
+ * removed, never followed; every name is judged for a delete; a pinned
+ * directory is refused; a mount point is not crossed.  An absent PATH is
+ * success.  Stops at the first refusal or error. */
+int     pg_remove_all(pg_root *root, const char *path);
+
+/* Read regular file PATH whole into BUF (SIZE bytes); a file of more than
+ * SIZE bytes is refused with exhausted (EFBIG) and nothing is returned.
+ * Returns the length read. */
+ssize_t pg_read_file(pg_root *root, const char *path, void *buf, size_t size);
+/* The same into a malloc'd buffer *OUT (NUL-terminated, free(3) it) of
+ * at most LIMIT bytes (0: the root's write limit). */
+ssize_t pg_read_file_alloc(pg_root *root, const char *path, void **out, size_t limit);
+
+/* Open directory PATH of ROOT as a root of its own (like Go's
+ * os.Root.OpenRoot): it holds the directory by descriptor, and its policy
+ * is ROOT's, rebased, so it judges every object as ROOT would.  FLAGS
+ * are PG_ROOT_*; PG_ROOT_XDEV only when ROOT has it.  Independent of
+ * ROOT afterwards: either may be closed first. */
+pg_root *pg_root_open_at(pg_root *root, const char *path, unsigned flags);
 
 #pragma GCC visibility pop
 

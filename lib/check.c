@@ -43,6 +43,7 @@ static void verdict_allowed(struct pg_verdict *out, pg_root *root, const char *r
 	out->allowed = 1;
 	out->name = NULL;
 	out->err = 0;
+	out->code = PG_REFUSAL_NONE;
 	pg_judge_rule_locked(root, real, len, op, NULL, out->rule, sizeof(out->rule));
 }
 
@@ -53,6 +54,7 @@ static void verdict_refused(struct pg_verdict *out)
 	out->allowed = 0;
 	out->name = r->name;
 	out->err = r->name ? r->err : errno;
+	out->code = r->name ? r->code : PG_REFUSAL_NONE;
 	snprintf(out->rule, sizeof(out->rule), "%s", r->name && r->rule ? r->rule : "");
 }
 

@@ -3,7 +3,7 @@
  * allow, with each mount's cause, the rules that laid nothing (skips) and
  * the limits that remain (seams); and launching a child under that plan.
  *
- * The plan never touches the host (design.md invariant 4): every object is
+ * The plan never touches the host (doc/design.md invariant 4): every object is
  * inspected with O_PATH|O_NOFOLLOW before a mount is emitted, a mount is
  * emitted only over a name that exists in the shape it has, and objects are
  * lent to bwrap by descriptor (--bind-fd / --ro-bind-fd), which re-checks

@@ -1,6 +1,6 @@
 /* fold.c - the collision class of a name: case-folded and NFD-normalised,
  * the spelling a casefolded or case-insensitive filesystem treats as one.
- * Denies and reads match by it (design.md invariant 2). */
+ * Denies and reads match by it (doc/design.md invariant 2). */
 #include "config.h"
 
 #include <stdlib.h>

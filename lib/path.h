@@ -1,5 +1,5 @@
 /* path.h - owns path text: validation of untrusted path arguments against
- * the limits of design.md, splitting into components, and the lexical
+ * the limits of doc/design.md, splitting into components, and the lexical
  * normal form ("a/./b/../c/" -> "a/c") that the policy judges.  Nothing
  * here touches the filesystem. */
 #ifndef PG_PATH_H

@@ -1,7 +1,7 @@
 /* policy.h - owns the policy: rules as written (parse, load, add), their
  * compiled form, and the judge that says which rule decides a name.
  *
- * Semantics (design.md invariant 5): a rule covers its path and everything
+ * Semantics (doc/design.md invariant 5): a rule covers its path and everything
  * beneath it; the deepest covering rule decides; at equal depth the
  * stricter wins (deny > read > write); no covering rule means deny.  A
  * final rule (deny!, read!) caps every deeper rule: the decision is never

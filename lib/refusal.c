@@ -67,6 +67,7 @@ static int record(enum pg_code code, int err)
 	last.pub.err = err;
 	last.pub.path = last.path;
 	last.pub.rule = last.rule;
+	last.pub.code = (enum pg_refusal_code)code;
 	errno = err;
 	return -1;
 }
@@ -96,6 +97,7 @@ void pg_refusal_clear(void)
 	last.pub.err = 0;
 	last.pub.path = NULL;
 	last.pub.rule = NULL;
+	last.pub.code = PG_REFUSAL_NONE;
 }
 
 enum pg_code pg_refusal_code(void)
@@ -106,4 +108,21 @@ enum pg_code pg_refusal_code(void)
 const struct pg_refusal *pg_last_refusal(void)
 {
 	return &last.pub;
+}
+
+/* The public codes are the internal ones: one table, two names. */
+_Static_assert((int)PG_REFUSAL_PATH_ESCAPE == (int)PG_R_PATH_ESCAPE &&
+	       (int)PG_REFUSAL_DENIED == (int)PG_R_DENIED &&
+	       (int)PG_REFUSAL_READ_ONLY == (int)PG_R_READ_ONLY &&
+	       (int)PG_REFUSAL_PINNED == (int)PG_R_PINNED &&
+	       (int)PG_REFUSAL_DANGLING_LINK == (int)PG_R_DANGLING &&
+	       (int)PG_REFUSAL_BAD_PATH == (int)PG_R_BAD_PATH &&
+	       (int)PG_REFUSAL_EXHAUSTED == (int)PG_R_EXHAUSTED &&
+	       (int)PG_REFUSAL_POLICY_INVALID == (int)PG_R_POLICY_INVALID &&
+	       (int)PG_REFUSAL_SANDBOX_UNAVAILABLE == (int)PG_R_SANDBOX_UNAVAILABLE,
+	       "enum pg_refusal_code and enum pg_code agree");
+
+const char *pg_refusal_name(enum pg_refusal_code code)
+{
+	return pg_code_name((enum pg_code)code);
 }

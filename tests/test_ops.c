@@ -1,5 +1,5 @@
 /* test_ops.c - the guarded operations, on both resolvers: every refusal of
- * design.md's table, every spelling of invariants 2 and 3, read-only
+ * doc/design.md's table, every spelling of invariants 2 and 3, read-only
  * regions, pins, dangling links, atomic writes, pg_check, the landing check
  * and several threads on one root.  Each refused call must leave the tree
  * exactly as it was (snapshots of the workspace and of a directory beside

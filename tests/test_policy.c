@@ -1,5 +1,5 @@
 /* test_policy.c - the policy: its line format, the judge's semantics
- * (design.md invariants 2, 5, 6), copies, rebasing and the default
+ * (doc/design.md invariants 2, 5, 6), copies, rebasing and the default
  * profile. */
 #include "config.h"
 

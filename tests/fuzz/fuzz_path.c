@@ -3,7 +3,7 @@
  * Each input is one flags byte (bit 0: allow absolute paths) followed by the
  * raw path bytes.  pg_path_validate and pg_path_normalise must never crash,
  * and must agree with a small reference model written here, independently
- * of lib/path.c: the limits of design.md for validation, and for
+ * of lib/path.c: the limits of doc/design.md for validation, and for
  * normalisation a stack of components where ".." pops and an escape is
  * exactly a pop below zero on a relative path.  Output invariants checked
  * directly as well: no ".", ".." or empty component, never longer than the
