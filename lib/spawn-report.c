@@ -172,7 +172,7 @@ void pg_spawn_report_write(const pg_plan *pl, int launched, bool seccomp,
 	sb_printf(&b, ",\n  \"glob_walk\": {\"max_depth\": %u, \"max_entries\": %u, \"entries\": %u, \"limit_hit\": %s}",
 		  pl->glob_max_depth, pl->glob_max_entries, pl->glob_entries,
 		  pl->glob_depth_hit || pl->glob_count_hit ? "true" : "false");
-	sb_puts(&b, ",\n  \"seccomp\": {\"requested\": [\"io_uring_setup\", \"io_uring_enter\", \"io_uring_register\", \"socket(AF_UNIX)\"], \"applied\": ");
+	sb_puts(&b, ",\n  \"seccomp\": {\"requested\": [\"io_uring_setup\", \"io_uring_enter\", \"io_uring_register\", \"socket(AF_UNIX)\", \"socketpair(AF_UNIX, not SOCK_STREAM)\"], \"applied\": ");
 	sb_puts(&b, seccomp ? "true" : "false");
 	sb_puts(&b, "},\n  \"environment\": [\"PATH\", \"LANG\", \"TERM\", \"HOME\"");
 	for (size_t i = 0; envp_names && envp_names[i]; i++) {
