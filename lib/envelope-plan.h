@@ -100,6 +100,7 @@ struct pg_plan {
 
 	unsigned glob_max_depth, glob_max_entries, glob_entries;
 	bool    glob_depth_hit, glob_count_hit;
+	bool    accept_walk_bound;  /* issue 10.7: the caller accepts the seam */
 	bool    masks_read_only;  /* directory masks get --remount-ro */
 	bool    oom;
 

@@ -64,9 +64,9 @@ static void lay_base(struct pg_plan *pl, pg_root *root)
 /* ------------------------------------------------ what no mount holds */
 
 static const char SEAM_ABSENT[] =
-	"absent denied name in a writable region: held in process only; a child can create it for this launch, every later launch masks it";
+	"absent denied name in a writable region: held in process only; a child can create it for this launch, the audit after it (pg_plan_audit, pathgate run) moves it aside, every later launch masks it";
 static const char SEAM_ABSENT_RO[] =
-	"absent read-only name in a writable region: a child can create and write it for this launch (held in process only); every later launch binds it read-only";
+	"absent read-only name in a writable region: a child can create and write it for this launch (held in process only); the audit after it (pg_plan_audit, pathgate run) moves it aside, every later launch binds it read-only";
 
 /* A literal rule's name that does not exist: nothing can be laid there
  * (invariant 4); in a writable region that is a seam. */

@@ -7,6 +7,9 @@ lib_libpathgate_internal_la_SOURCES += \
 # The launcher's probe of bwrap and its report, each a module of its own.
 lib_libpathgate_internal_la_SOURCES += lib/bwrap-probe.c lib/bwrap-probe.h \
 	lib/spawn-report.c lib/spawn-report.h
+# What a launcher holds around a launch (policy files, its own writes, the
+# audit after the child): issue 10.
+lib_libpathgate_internal_la_SOURCES += lib/launch-guard.c
 
 # Every case launches a real child under bwrap (as root here; as nobody
 # from test_envelope_unpriv.sh).

@@ -29,6 +29,27 @@ static int refuse(scmp_filter_ctx ctx, const char *name)
 	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
 }
 
+/* ---- issue 10.4: no new channel to a host service.  A datagram (or
+ * any other non-stream) socketpair socket is connected to its peer, yet
+ * connect(2), sendto(2) and sendmsg(2) with a name reach any pathname
+ * socket the mount tree shows, and replies come back; seccomp cannot
+ * read sendmsg's msghdr, so such pairs are refused outright.  A stream
+ * pair stays (pipes between the child's own processes): the kernel
+ * refuses connect (EISCONN) and a named send (EISCONN) on it, so with
+ * socket(AF_UNIX) refused no AF_UNIX socket the child holds can name an
+ * address. */
+static int refuse_unconnected_pairs(scmp_filter_ctx ctx)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW, SOCK_RDM };
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < sizeof(types) / sizeof(types[0]); i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2,
+				     SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, (scmp_datum_t)types[i]));
+	return r;
+}
+
 static int add_rules(scmp_filter_ctx ctx)
 {
 	int r;
@@ -37,8 +58,10 @@ static int add_rules(scmp_filter_ctx ctx)
 	    (r = refuse(ctx, "io_uring_enter")) < 0 ||
 	    (r = refuse(ctx, "io_uring_register")) < 0)
 		return r;
-	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-				SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				  SCMP_A0(SCMP_CMP_EQ, AF_UNIX))) < 0)
+		return r;
+	return refuse_unconnected_pairs(ctx);
 }
 
 /* Export through a memfd: libseccomp writes BPF only to a descriptor. */

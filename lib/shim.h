@@ -121,4 +121,43 @@ int pg_plan_spawn(pid_t *pid, pg_plan *plan, const char *file,
  * restores the installed one.  Defined in landlock-spawn.c. */
 void pg_landlock_set_helper(const char *path);
 
+/* ---- issue 10: what a launcher holds around a launch (launch-guard.c) */
+
+/* Add to P, as final read rules, every policy file a later launch may
+ * load: SOURCE (the file this one loaded, may be NULL), ROOT/.pathgate
+ * and each ancestor's, and any .pathgate beneath the root.  Their rules
+ * name their file "<pathgate run: a policy file a later launch loads>".
+ * 0, or -1 with errno set. */
+int pg_policy_guard_files(pg_policy *p, const char *root, const char *source);
+
+/* 0 when PLAN shows the child the host file PATH (its canonical name in
+ * a read or write region), else -1 with errno (ENOENT: hidden, masked or
+ * in the envelope's private /tmp). */
+int pg_plan_shows_file(const pg_plan *plan, const char *path);
+
+/* Create or truncate PATH for writing without following a symlink in
+ * any component (openat2 RESOLVE_NO_SYMLINKS, else a component walk,
+ * then O_NOFOLLOW): a link, a FIFO, a device or a file with another
+ * hard link makes it fail (ELOOP, EEXIST), never redirects it.  The fd,
+ * or -1 with errno set. */
+int pg_create_guarded(const char *path, mode_t mode);
+
+/* After the child of PLAN is gone: plan ROOT again (its identities
+ * refreshed) and move aside, as NAME.pathgate-quarantine-PID in its own
+ * directory (renameat2 RENAME_NOREPLACE beneath a parent opened without
+ * following links), every name the judge now shows read-only or masked
+ * where PLAN showed a writable view and laid nothing: what the child
+ * created in a seam.  PG_AUDIT_KEEP only reports.  Returns a malloc'd
+ * text, one line per name, "PATH\tMOVED-TO|kept|ERROR\tRULE\n" ("" when
+ * the child made none), or NULL with errno set. */
+#define PG_AUDIT_KEEP 0x1u
+
+/* Launch PLAN although the guarantee SEAM names does not hold, the plan
+ * and the report saying so (issue 10.7).  PG_SEAM_WALK_BOUND: the
+ * planner's walk reached its bound (otherwise exec.sandbox-unavailable);
+ * names past it are held in process only.  0, or -1 with EINVAL. */
+#define PG_SEAM_WALK_BOUND 0x1u
+int pg_plan_accept_seam(pg_plan *plan, unsigned seam);
+char *pg_plan_audit(pg_root *root, const pg_plan *plan, unsigned flags);
+
 #endif

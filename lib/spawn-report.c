@@ -222,7 +222,7 @@ static void sb_landlock(struct sbuf *b, const pg_plan *pl)
 static void sb_seccomp(struct sbuf *b, const pg_plan *pl, bool applied)
 {
 	if (!pl->landlock) {
-		sb_puts(b, ",\n  \"seccomp\": {\"requested\": [\"io_uring_setup\", \"io_uring_enter\", \"io_uring_register\", \"socket(AF_UNIX)\"], \"applied\": ");
+		sb_puts(b, ",\n  \"seccomp\": {\"requested\": [\"io_uring_setup\", \"io_uring_enter\", \"io_uring_register\", \"socket(AF_UNIX)\", \"socketpair(AF_UNIX, not SOCK_STREAM)\"], \"applied\": ");
 	} else {
 		sb_puts(b, ",\n  \"seccomp\": {\"requested\": [");
 		for (size_t i = 0; pg_landlock_seccomp_names[i]; i++) {

@@ -6,6 +6,7 @@
  * runs the same plan translated. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bwrap-probe.h"
@@ -130,27 +132,106 @@ static void set_cloexec(const int *fds, size_t n, bool on)
 	}
 }
 
+/* ---- issue 10.3: only 0, 1, 2, the lent descriptors and what the
+ * caller's file actions make cross into the envelope.  A directory fd
+ * the caller left open would give the child the host through
+ * /proc/self/fd/N; a file fd, a denied file's bytes.  The inheritable
+ * descriptors above 2 that are not lent are found in /proc/self/fd
+ * (else by probing up to the descriptor limit): with our own file
+ * actions each is closed in the child only; with the caller's, each is
+ * marked close-on-exec for the instant of the spawn, under the lock,
+ * and restored after (dup2 and open in the caller's actions make their
+ * targets inheritable again, so what they name explicitly crosses). */
+
+struct leaks {
+	int    *fd;
+	size_t  n, cap;
+	bool    oom;   /* one could not be recorded: refuse the launch */
+};
+
+static bool is_lent(int fd, const int *fds, size_t nfds)
+{
+	for (size_t i = 0; i < nfds; i++)
+		if (fds[i] == fd)
+			return true;
+	return false;
+}
+
+static void leak_note(struct leaks *l, int fd, const int *fds, size_t nfds, int skip)
+{
+	int fl;
+
+	if (fd < 3 || fd == skip || is_lent(fd, fds, nfds))
+		return;
+	fl = fcntl(fd, F_GETFD);
+	if (fl < 0 || (fl & FD_CLOEXEC))
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		int *v = realloc(l->fd, cap * sizeof(*v));
+
+		if (!v) {
+			l->oom = true;
+			return;
+		}
+		l->fd = v;
+		l->cap = cap;
+	}
+	l->fd[l->n++] = fd;
+}
+
+/* The inheritable descriptors above 2 that are not lent (l->oom when
+ * they could not all be recorded). */
+static void find_leaks(struct leaks *l, const int *fds, size_t nfds)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	struct rlimit rl;
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				leak_note(l, atoi(de->d_name), fds, nfds, dirfd(d));
+		closedir(d);
+	} else {
+		int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536
+			  ? (int)rl.rlim_cur : 65536;
+
+		for (int fd = 3; fd < max; fd++)
+			leak_note(l, fd, fds, nfds, -1);
+	}
+}
+
 static int launch(pid_t *pid, const char *bwrap, const posix_spawn_file_actions_t *actions,
 		  const posix_spawnattr_t *attr, char *const argv[], const int *fds, size_t nfds)
 {
 	char *envp[] = { NULL };
 	posix_spawn_file_actions_t own;
+	struct leaks l = { 0 };
 	int r;
 
 	pthread_mutex_lock(&inherit_lock);
-	if (!actions) {
+	find_leaks(&l, fds, nfds);
+	if (l.oom) {
+		r = ENOMEM;
+	} else if (!actions) {
 		r = posix_spawn_file_actions_init(&own);
 		for (size_t i = 0; r == 0 && i < nfds; i++)
 			r = posix_spawn_file_actions_adddup2(&own, fds[i], fds[i]);
+		for (size_t i = 0; r == 0 && i < l.n; i++)
+			r = posix_spawn_file_actions_addclose(&own, l.fd[i]);
 		if (r == 0)
 			r = posix_spawn(pid, bwrap, &own, attr, argv, envp);
 		posix_spawn_file_actions_destroy(&own);
 	} else {
+		set_cloexec(l.fd, l.n, true);
 		set_cloexec(fds, nfds, false);
 		r = posix_spawn(pid, bwrap, actions, attr, argv, envp);
 		set_cloexec(fds, nfds, true);
+		set_cloexec(l.fd, l.n, false);
 	}
 	pthread_mutex_unlock(&inherit_lock);
+	free(l.fd);
 	return r;
 }
 
@@ -186,7 +267,7 @@ int pg_envelope_spawn(pid_t *pid, pg_plan *pl, const char *file,
 	why = pg_envelope_unavailable();
 	if (why)
 		return refuse_spawn(pl, why, envp);
-	if (pl->glob_count_hit || pl->glob_depth_hit)
+	if ((pl->glob_count_hit || pl->glob_depth_hit) && !pl->accept_walk_bound)
 		return refuse_spawn(pl, "the planner's walk of the policy's names reached its bound: the envelope cannot show every name as the policy decides it", envp);
 	sfd = pg_seccomp_filter_fd();
 	if (sfd < 0) {
@@ -306,6 +387,30 @@ int pg_plan_lend(pg_plan *plan, const char *host, const char *dest, const char *
 	if (plan && plan->landlock)
 		return pg_landlock_lend(plan, host, why);
 	return pg_envelope_lend(plan, host, dest, why);
+}
+
+/* Declared in shim.h (issue 10.7): the caller asked for the weaker
+ * guarantee by name; the plan's seams say what it costs. */
+int pg_plan_accept_seam(pg_plan *plan, unsigned seam)
+{
+	if (!plan || seam != PG_SEAM_WALK_BOUND) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!plan->accept_walk_bound && (plan->glob_count_hit || plan->glob_depth_hit)) {
+		pg_plan_note(plan, true, plan->glob_count_hit ? "/" : plan->root, "",
+			     "the planner's walk reached its bound and the caller accepted it (--accept-seam=walk-bound): names past the bound are held in process only");
+		free(plan->pub_mounts);
+		free(plan->pub_skips);
+		free(plan->pub_seams);
+		pg_plan_publish(plan);
+	}
+	plan->accept_walk_bound = true;
+	if (plan->oom) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
 }
 
 int pg_plan_spawn(pid_t *pid, pg_plan *plan, const char *file,

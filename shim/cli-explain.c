@@ -364,6 +364,8 @@ int plan_main(int argc, char **argv)
 		return cli_try("plan");
 	}
 	rc = cli_workspace_open(&ws);
+	if (rc == CLI_OK)
+		rc = cli_guard_policy_files(&ws);
 	if (rc == CLI_OK) {
 		plan = pg_plan_build(ws.root, flags);
 		if (!plan) {

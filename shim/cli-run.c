@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,7 +38,25 @@ struct run_opts {
 	unsigned    plan_flags;  /* --envelope=, --accept-weaker: pg_plan_build's */
 	char      **env;     /* --env NAME=VALUE, owned */
 	size_t      nenv;
+	unsigned    accept;  /* --accept-seam: ACCEPT_* */
 };
+
+/* ---- issue 10.7, 10.10: the weaker guarantees a caller may ask for. */
+#define ACCEPT_WALK_BOUND 0x1u  /* launch although the planner's walk stopped */
+#define ACCEPT_CREATED    0x2u  /* keep what the child created in a seam */
+
+static int parse_accept(struct run_opts *o, const char *arg)
+{
+	if (strcmp(arg, "walk-bound") == 0)
+		o->accept |= ACCEPT_WALK_BOUND;
+	else if (strcmp(arg, "created") == 0)
+		o->accept |= ACCEPT_CREATED;
+	else {
+		fprintf(stderr, "pathgate: run: --accept-seam %s: not a seam (walk-bound, created)\n", arg);
+		return -1;
+	}
+	return 0;
+}
 
 /* --env NAME=VALUE, or NAME for the host's value (nothing when unset). */
 static int add_env(struct run_opts *o, const char *arg)
@@ -316,9 +336,29 @@ static int wait_status(pid_t pid)
 	return CLI_SANDBOX;
 }
 
+/* ---- issue 10.2: the report is written after the child ran, with the
+ * caller's rights, where the child may have planted a link: it is
+ * created without following one in any component, and a link, a FIFO
+ * or another hard link there makes it fail. */
+static FILE *open_report(const char *file)
+{
+	int fd;
+	FILE *f;
+
+	if (strcmp(file, "-") == 0)
+		return fdopen(dup(STDOUT_FILENO), "w");
+	fd = pg_create_guarded(file, 0666);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static void write_report(const char *file, const char *json)
 {
-	FILE *f = strcmp(file, "-") == 0 ? fdopen(dup(STDOUT_FILENO), "w") : fopen(file, "we");
+	FILE *f = open_report(file);
 
 	if (!f || fputs(json, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
 		fprintf(stderr, "pathgate: run: --report %s: %s\n", file, strerror(errno));
@@ -365,32 +405,161 @@ static int keep_path(struct run_opts *o)
 
 /* ---------------------------------------------------------------------- */
 
+/* ---- issue 10.1: a policy file a later launch loads is never the
+ * child's to write.  The policy the launch runs under gets a final read
+ * rule for each (pg_policy_guard_files): the plan binds the existing ones
+ * read-only, names the absent ones as seams, and the audit moves aside
+ * any the child made.  plan shows the same envelope. */
+int cli_guard_policy_files(struct cli_workspace *ws)
+{
+	pg_root *guarded;
+
+	if (pg_policy_guard_files(ws->policy, pg_root_path(ws->root), ws->source) < 0) {
+		perror("pathgate: guarding the policy files");
+		return CLI_USAGE;
+	}
+	guarded = pg_root_open(pg_root_path(ws->root), ws->policy, 0);
+	if (!guarded) {
+		cli_print_refusal(stderr, pg_root_path(ws->root));
+		return CLI_USAGE;
+	}
+	pg_root_close(ws->root);
+	ws->root = guarded;
+	return CLI_OK;
+}
+
+/* ---- issue 10.9: a command the envelope does not show fails inside
+ * bwrap with exit 1; run says 127 before launching. */
+static int command_shown(pg_plan *plan, const char *file, const char *cmd)
+{
+	if (pg_plan_shows_file(plan, file) == 0)
+		return CLI_OK;
+	fprintf(stderr, "pathgate: run: %s: command not found in the envelope (%s is hidden there by the policy, or in its private /tmp)\n",
+		cmd, file);
+	return CLI_NOTFOUND;
+}
+
+/* ---- issue 10.3: the child inherits 0, 1, 2 and the refusal log only. */
+static int launch_plan(pg_plan *plan, const struct run_opts *o, const char *file,
+		       char *const cmdv[], char **env, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	int err;
+
+	if ((err = posix_spawn_file_actions_init(&fa)) != 0)
+		return err;
+	if (o->log_fd >= 0)
+		err = posix_spawn_file_actions_adddup2(&fa, o->log_fd, o->log_fd);
+	if (err == 0)
+		err = pg_plan_spawn(pid, plan, file, &fa, NULL, cmdv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	return err;
+}
+
 /* The preload lives where the child may see nothing (a build tree under
  * /tmp, a prefix the policy does not read), and ld.so ignores an
  * LD_PRELOAD it cannot open: so it is lent into the envelope's private
- * /tmp by descriptor, and a preload that cannot be lent refuses the run. */
+ * /tmp by descriptor, and a preload that cannot be lent refuses the run.
+ * PLAN stays the caller's, for the audit after the child. */
 static int spawn_in_envelope(struct cli_workspace *ws, pg_plan *plan, const struct run_opts *o,
 			     const char *file, char *const cmdv[], char **env, pid_t *pid)
 {
-	int err;
+	int err, rc;
 
 	if (o->preload && pg_plan_lend(plan, preload_path(), PRELOAD_IN_ENVELOPE,
 				       "pathgate run: the preload") < 0) {
 		fprintf(stderr, "pathgate: run: cannot lend the preload %s to the envelope: %s\n",
 			preload_path(), strerror(errno));
-		pg_plan_free(plan);
 		return CLI_SANDBOX;
 	}
+	if ((rc = command_shown(plan, file, cmdv[0])) != CLI_OK)
+		return rc;
+	if (o->accept & ACCEPT_WALK_BOUND)
+		pg_plan_accept_seam(plan, PG_SEAM_WALK_BOUND);
 	keep_cwd(ws, plan);
-	err = pg_plan_spawn(pid, plan, file, NULL, NULL, cmdv, env);
-	pg_plan_free(plan);
+	err = launch_plan(plan, o, file, cmdv, env, pid);
 	if (err) {
 		errno = err;
 		return spawn_failed(cmdv[0]);
 	}
-	if (o->report)
-		write_report(o->report, pg_spawn_report());
 	return CLI_OK;
+}
+
+/* ---- issue 10.11: every process of the launch is run's to reap.  As a
+ * subreaper, run inherits what bwrap leaves behind (--disable-userns
+ * forks an intermediate process) and waits for all of it; what still
+ * lives a while after the command ended is killed. */
+static void become_subreaper(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		perror("pathgate: run: PR_SET_CHILD_SUBREAPER");
+}
+
+static void kill_children(void)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	for (char *p = buf, *end; n > 0 && p < buf + n; p = end) {
+		long child;
+
+		buf[n] = '\0';
+		child = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (child > 0)
+			kill((pid_t)child, SIGKILL);
+	}
+}
+
+static void reap_all(void)
+{
+	int status, rounds = 0;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(-1, &status, WNOHANG);
+		if (r > 0)
+			continue;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return;   /* ECHILD: nothing of the launch is left */
+		if (++rounds == 200)   /* 2 s after the command ended */
+			kill_children();
+		usleep(10000);
+	}
+}
+
+/* ---- issue 10.10: what the child created in a seam is moved aside
+ * before run returns, and said. */
+static void audit(struct cli_workspace *ws, const struct run_opts *o, const pg_plan *plan)
+{
+	char *text = pg_plan_audit(ws->root, plan, o->accept & ACCEPT_CREATED ? PG_AUDIT_KEEP : 0);
+	char *line, *save = NULL;
+
+	if (!text) {
+		fprintf(stderr, "pathgate: run: the audit after the command failed: %s\n", strerror(errno));
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *to = strchr(line, '\t'), *rule = to ? strchr(to + 1, '\t') : NULL;
+
+		if (!rule)
+			continue;
+		*to++ = '\0';
+		*rule++ = '\0';
+		fprintf(stderr, "pathgate: run: the command created %s where the policy does not let it write (%s): %s%s\n",
+			line, rule, strchr(to, '.') && strstr(to, ".pathgate-quarantine-") ? "moved aside to " : "", to);
+	}
+	free(text);
 }
 
 static int run_command(struct cli_workspace *ws, const struct run_opts *o, char *const cmdv[])
@@ -439,8 +608,8 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 		goto out;
 	}
 	if (o->envelope) {
+		become_subreaper();
 		rc = spawn_in_envelope(ws, plan, o, file, cmdv, env, &pid);
-		plan = NULL;
 		if (rc != CLI_OK)
 			goto out;
 	} else {
@@ -456,6 +625,12 @@ static int run_command(struct cli_workspace *ws, const struct run_opts *o, char 
 							   : "{\"envelope\":false,\"preload\":false}");
 	}
 	rc = wait_status(pid);
+	if (plan) {
+		reap_all();
+		audit(ws, o, plan);
+		if (o->report)
+			write_report(o->report, pg_spawn_report());
+	}
 	log_summary(o->log_fd);
 out:
 	pg_plan_free(plan);
@@ -494,6 +669,7 @@ int run_main(int argc, char **argv)
 		{ "env", required_argument, NULL, 'e' },
 		{ "envelope", required_argument, NULL, 'v' },
 		{ "accept-weaker", no_argument, NULL, 'w' },
+		{ "accept-seam", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -526,6 +702,12 @@ int run_main(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
+		case 'A':
+			if (parse_accept(&o, optarg) < 0) {
+				free_env(&o);
+				return cli_try("run");
+			}
+			break;
 		case 'h': cli_help("run", stdout); free_env(&o); return CLI_OK;
 		default: free_env(&o); return cli_try("run");
 		}
@@ -539,6 +721,8 @@ int run_main(int argc, char **argv)
 		      stderr);
 	else
 		rc = cli_workspace_open(&ws);
+	if (rc == CLI_OK && o.envelope)
+		rc = cli_guard_policy_files(&ws);
 	if (rc == CLI_OK) {
 		fflush(stdout);
 		if (o.preload)

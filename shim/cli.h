@@ -35,6 +35,10 @@ struct cli_workspace {
  * default) and open the root.  Prints what went wrong; returns CLI_OK or
  * CLI_USAGE. */
 int  cli_workspace_open(struct cli_workspace *ws);
+/* pathgate run and plan: the policy files a later launch loads become
+ * final read rules of the workspace's policy, and the root is opened
+ * again under it (cli-run.c).  CLI_OK or CLI_USAGE. */
+int  cli_guard_policy_files(struct cli_workspace *ws);
 void cli_workspace_close(struct cli_workspace *ws);
 /* PATH as the user meant it: a relative PATH is relative to the working
  * directory, which may lie beneath a root found upward.  Malloc'd. */

@@ -53,7 +53,8 @@ tests_preload_probe_SOURCES = tests/preload_probe.c
 tests_preload_probe_LDADD = -lpthread
 
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
-	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh
+	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh \
+	tests/test_run_holes.sh
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh
 TESTS += $(shim_tests)

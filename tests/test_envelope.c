@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +36,7 @@
 #include "envelope-plan.h"
 #include "policy.h"
 #include "refusal.h"
+#include "shim.h"
 
 /* ------------------------------------------------------------- trees */
 
@@ -1505,6 +1508,182 @@ static void lent_file_is_visible_read_only(void **state)
 	pg_plan_free(pl);
 }
 
+/* ---- issue 10: the envelope's holes, each with a hostile child ----- */
+
+/* 10.3: a directory fd and a denied file's fd the caller left open
+ * (not close-on-exec) must not cross into the envelope, with our file
+ * actions or the caller's; what the caller's actions name still does. */
+static void inherited_fds_do_not_cross(void **state)
+{
+	static const char *const skip[] = { NULL };
+	char p[PATH_MAX], script[1024];
+	struct run res;
+	pg_plan *pl;
+	char *before;
+	int dfd, ffd;
+
+	(void)state;
+	mkdirs("ws");
+	mkdirs("outside");
+	put("ws/secret", "S3CRET\n");
+	path_of(p, "outside");
+	dfd = open(p, O_RDONLY | O_DIRECTORY);      /* inheritable, as a careless caller leaves it */
+	path_of(p, "ws/secret");
+	ffd = open(p, O_RDONLY);
+	assert_true(dfd >= 3 && ffd >= 3);
+	pl = plan("ws", "read /\nwrite .\ndeny secret\n");
+	snprintf(script, sizeof(script),
+		 "ls /proc/self/fd/; cat /proc/self/fd/%d; echo HOSTILE > /proc/self/fd/%d/planted; "
+		 "cat secret; echo done\n", ffd, dfd);
+	for (int with_actions = 0; with_actions < 2; with_actions++) {
+		before = snapshot(skip);
+		assert_int_equal(spawn_sh(pl, script, &res, with_actions), 0);
+		lacks(&res, "S3CRET");
+		has(&res, "done");
+		assert_false(exists("outside/planted"));
+		assert_same_host(before, skip);
+	}
+	/* The caller's own fds stay as they were in the caller. */
+	assert_true(fcntl(dfd, F_GETFD) == 0 && fcntl(ffd, F_GETFD) == 0);
+	close(dfd);
+	close(ffd);
+	pg_plan_free(pl);
+}
+
+static int unix_server(const char *rel, int type)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	path_of(a.sun_path, rel);
+	assert_true(strlen(a.sun_path) < sizeof(a.sun_path));
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	chmod(a.sun_path, 0777);
+	if (type == SOCK_STREAM)
+		assert_int_equal(listen(fd, 4), 0);
+	return fd;
+}
+
+/* 10.4: a socketpair socket must not reach a host AF_UNIX service, DGRAM
+ * or STREAM, by connect or a named send; a stream pair stays usable. */
+static void socketpair_reaches_no_host_service(void **state)
+{
+	char script[PATH_MAX * 3 + 64], buf[64];
+	struct run res;
+	pg_plan *pl;
+	int dg, st;
+
+	(void)state;
+	mkdirs("ws");
+	copy_into(probe_path(), "ws/probe");
+	dg = unix_server("ws/d.sock", SOCK_DGRAM);
+	st = unix_server("ws/s.sock", SOCK_STREAM);
+	pl = plan("ws", "read /\nwrite .\n");
+	snprintf(script, sizeof(script), "%s/ws/probe %s/ws/d.sock %s/ws/s.sock; echo ran\n",
+		 top, top, top);
+	run_ok(pl, script, &res);
+	has(&res, "ran");
+	has(&res, "pair_stream:ok");
+	has(&res, "pair_dgram:EPERM");
+	has(&res, "pair_seqpacket:EPERM");
+	lacks(&res, "_sendto_dgram:ok");
+	lacks(&res, "_connect_stream:ok");
+	lacks(&res, "_connect_dgram:ok");
+	/* What the host's services got: nothing. */
+	assert_true(recv(dg, buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == EAGAIN);
+	assert_true(accept(st, NULL, NULL) < 0 && errno == EAGAIN);
+	close(dg);
+	close(st);
+	pg_plan_free(pl);
+}
+
+/* 10.7: a plan whose walk reached its bound is refused at launch; the
+ * caller may accept the seam by name, and the plan then says so. */
+static void walk_bound_refused_unless_accepted(void **state)
+{
+	static const struct pg_envelope_opts tight = { .glob_max_entries = 8 };
+	struct ruleset rs;
+	char root[PATH_MAX], name[64];
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws");
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "ws/f%d", i);
+		put(name, "x\n");
+	}
+	rules(&rs, "read /\nwrite .\ndeny **/*.key\n");
+	path_of(root, "ws");
+	pl = pg_envelope_plan(root, rs.p, rs.n, &tight);
+	assert_non_null(pl);
+	assert_int_equal(spawn_sh(pl, "touch ran-refused\n", &res, true), ENOSYS);
+	assert_string_equal(pg_last_refusal()->name, "exec.sandbox-unavailable");
+	assert_false(exists("ws/ran-refused"));
+	assert_int_equal(pg_plan_accept_seam(pl, 0x80), -1);
+	assert_int_equal(pg_plan_accept_seam(pl, PG_SEAM_WALK_BOUND), 0);
+	assert_true(plan_has_seam(pl, "/"));
+	assert_non_null(strstr(pg_plan_seam(pl, pg_plan_seam_count(pl) - 1)->why, "accepted"));
+	run_ok(pl, "echo launched\n", &res);
+	line(&res, "launched");
+	pg_plan_free(pl);
+}
+
+/* 10.6, 10.10: a child creates an absent read-only name and a hard link
+ * to it; the audit moves both aside, and without the audit the next
+ * launch binds both read-only (the link by identity). */
+static void created_protected_names_are_audited(void **state)
+{
+	static const char text[] = "read /\nwrite .\nread cfg\ndeny .env\n";
+	char root[PATH_MAX], *report;
+	pg_policy *pol = pg_policy_new();
+	struct run res;
+	pg_root *r;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws");
+	path_of(root, "ws");
+	assert_int_equal(pg_policy_parse(pol, text, sizeof(text) - 1), 0);
+	r = pg_root_open(root, pol, 0);
+	assert_non_null(r);
+	pl = pg_plan_build(r, 0);
+	assert_true(plan_has_seam(pl, "/ws/cfg"));
+	run_ok(pl, "echo A > cfg; ln cfg link; echo E > .env; echo made\n", &res);
+	line(&res, "made");
+	/* Without the audit: the next launch binds both names read-only. */
+	{
+		pg_plan *next;
+
+		pg_root_refresh(r);
+		next = pg_plan_build(r, 0);
+		run_ok(next, TRY("sh -c 'echo EVIL > link'", "link-written")
+			     TRY("sh -c 'echo EVIL > cfg'", "cfg-written") "cat .env\n", &res);
+		has(&res, "no-link-written");
+		has(&res, "no-cfg-written");
+		lacks(&res, "E\n");
+		pg_plan_free(next);
+	}
+	report = pg_plan_audit(r, pl, PG_AUDIT_KEEP);
+	assert_non_null(report);
+	assert_non_null(strstr(report, "/ws/cfg\t"));
+	assert_non_null(strstr(report, "/ws/link\t"));
+	assert_non_null(strstr(report, "/ws/.env\t"));
+	assert_true(exists("ws/cfg"));
+	free(report);
+	report = pg_plan_audit(r, pl, 0);
+	assert_non_null(report);
+	assert_non_null(strstr(report, "cfg.pathgate-quarantine-"));
+	assert_false(exists("ws/cfg"));
+	assert_false(exists("ws/link"));
+	assert_false(exists("ws/.env"));
+	free(report);
+	pg_plan_free(pl);
+	pg_root_close(r);
+	pg_policy_free(pol);
+}
+
 int main(void)
 {
 	int failed;
@@ -1537,6 +1716,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(public_api_spawns_from_a_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(planted_symlink_only_narrows, setup, teardown),
 		cmocka_unit_test_setup_teardown(lent_file_is_visible_read_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(inherited_fds_do_not_cross, setup, teardown),
+		cmocka_unit_test_setup_teardown(socketpair_reaches_no_host_service, setup, teardown),
+		cmocka_unit_test_setup_teardown(walk_bound_refused_unless_accepted, setup, teardown),
+		cmocka_unit_test_setup_teardown(created_protected_names_are_audited, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

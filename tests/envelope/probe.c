@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,7 +28,36 @@ static const char *outcome(long r)
 	}
 }
 
-int main(void)
+/* Issue 10.4: with a socketpair socket, try to reach the host's
+ * pathname sockets DGRAM and STREAM (argv[1], argv[2]). */
+static void reach(const char *name, int type, const char *dgram, const char *stream)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char tag[64];
+	int sv[2];
+	long r;
+
+	r = socketpair(AF_UNIX, type, 0, sv);
+	printf("pair_%s:%s\n", name, outcome(r));
+	if (r < 0)
+		return;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", dgram);
+	r = sendto(sv[0], "HOSTILE", 7, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a));
+	snprintf(tag, sizeof(tag), "pair_%s_sendto_dgram", name);
+	printf("%s:%s\n", tag, outcome(r));
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", stream);
+	r = connect(sv[1], (struct sockaddr *)&a, sizeof(a));
+	printf("pair_%s_connect_stream:%s\n", name, outcome(r));
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", dgram);
+	r = connect(sv[1], (struct sockaddr *)&a, sizeof(a));
+	if (r == 0)
+		r = send(sv[1], "HOSTILE", 7, MSG_DONTWAIT);
+	printf("pair_%s_connect_dgram:%s\n", name, outcome(r));
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(int argc, char **argv)
 {
 	struct io_uring_params p;
 	int sv[2];
@@ -59,6 +89,11 @@ int main(void)
 	if (r >= 0) {
 		close(sv[0]);
 		close(sv[1]);
+	}
+	if (argc == 3) {
+		reach("stream", SOCK_STREAM, argv[1], argv[2]);
+		reach("dgram", SOCK_DGRAM, argv[1], argv[2]);
+		reach("seqpacket", SOCK_SEQPACKET, argv[1], argv[2]);
 	}
 	return 0;
 }
