@@ -1,7 +1,8 @@
 /* landlock-seccomp.c - owns the Landlock envelope's seccomp floor: the
  * namespace envelope's (io_uring, new AF_UNIX sockets) plus what the
  * namespaces gave bwrap's child and Landlock does not mediate:
- *   - every socket() (no network namespace; socketpair stays for pipes);
+ *   - every socket() (no network namespace), and the namespace
+ *     envelope's socketpair rule (stream pairs stay, for pipes);
  *   - mode, owner, times and extended attributes (Landlock leaves them to
  *     the file's owner, so a read-only or denied file the caller owns
  *     could be chmod'ed: a hook made executable);
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "seccomp-filter.h"
 
 #ifndef FS_IOC_FSSETXATTR
 #define FS_IOC_FSSETXATTR _IOW('X', 32, struct fsxattr)
@@ -64,6 +66,8 @@ static int add_rules(scmp_filter_ctx ctx, int abi)
 
 	for (size_t i = 0; r >= 0 && pg_landlock_seccomp_names[i]; i++)
 		r = refuse(ctx, pg_landlock_seccomp_names[i]);
+	if (r >= 0)
+		r = pg_seccomp_refuse_unconnected_pairs(ctx);
 	if (r >= 0 && abi < 3)
 		r = refuse(ctx, "truncate");
 	if (r >= 0)

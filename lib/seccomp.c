@@ -38,7 +38,7 @@ static int refuse(scmp_filter_ctx ctx, const char *name)
  * refuses connect (EISCONN) and a named send (EISCONN) on it, so with
  * socket(AF_UNIX) refused no AF_UNIX socket the child holds can name an
  * address. */
-static int refuse_unconnected_pairs(scmp_filter_ctx ctx)
+int pg_seccomp_refuse_unconnected_pairs(scmp_filter_ctx ctx)
 {
 	static const int types[] = { SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW, SOCK_RDM };
 	int r = 0;
@@ -61,7 +61,7 @@ static int add_rules(scmp_filter_ctx ctx)
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
 				  SCMP_A0(SCMP_CMP_EQ, AF_UNIX))) < 0)
 		return r;
-	return refuse_unconnected_pairs(ctx);
+	return pg_seccomp_refuse_unconnected_pairs(ctx);
 }
 
 /* Export through a memfd: libseccomp writes BPF only to a descriptor. */

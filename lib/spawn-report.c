@@ -229,7 +229,7 @@ static void sb_seccomp(struct sbuf *b, const pg_plan *pl, bool applied)
 			sb_puts(b, i ? ", " : "");
 			sb_json(b, pg_landlock_seccomp_names[i]);
 		}
-		sb_puts(b, ", \"ioctl(TIOCSTI)\", \"ioctl(FS_IOC_SETFLAGS)\", \"ioctl(FS_IOC_FSSETXATTR)\"], \"applied\": ");
+		sb_puts(b, ", \"socketpair(AF_UNIX, not SOCK_STREAM)\", \"ioctl(TIOCSTI)\", \"ioctl(FS_IOC_SETFLAGS)\", \"ioctl(FS_IOC_FSSETXATTR)\"], \"applied\": ");
 	}
 	sb_puts(b, applied ? "true" : "false");
 	sb_puts(b, "}");

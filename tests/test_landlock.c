@@ -453,7 +453,10 @@ static void hostile_shell_is_held(void **state)
 static void seccomp_floor_holds(void **state)
 {
 	char probe[PATH_MAX];
-	char *argv[] = { (char *)"probe", NULL };
+	/* Sockets that need not exist: what matters is that no datagram or
+	 * seqpacket pair is made to address them (issue 10.4). */
+	char *argv[] = { (char *)"probe", (char *)"/nonexistent/d.sock",
+			 (char *)"/nonexistent/s.sock", NULL };
 	struct run res;
 	pg_root *root;
 
@@ -469,6 +472,9 @@ static void seccomp_floor_holds(void **state)
 	line(&res, "socket_unix_dgram:EPERM");
 	line(&res, "socket_inet:EPERM");      /* no network namespace: no sockets */
 	line(&res, "socketpair_unix:ok");
+	line(&res, "pair_stream:ok");
+	line(&res, "pair_dgram:EPERM");
+	line(&res, "pair_seqpacket:EPERM");
 	pg_root_close(root);
 }
 
