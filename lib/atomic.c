@@ -104,14 +104,40 @@ static void atomic_free(struct pg_atomic *w)
 	free(w);
 }
 
+/* "file/" with the file there: the resolution's ENOTDIR is the kernel's
+ * EISDIR for open(O_CREAT), unless something before the last component
+ * was the non-directory ("file/x/" stays ENOTDIR).  Returns -1. */
+static int slash_on_a_file(struct pg_atomic *w, const char *path, const struct pg_path *lex)
+{
+	struct pg_path *bare;
+	struct pg_res res;
+
+	if (errno != ENOTDIR || !lex->trailing_slash || pg_refusal_code() != PG_R_NONE)
+		return -1;
+	bare = malloc(sizeof(*bare));
+	if (!bare)
+		return -1;
+	memcpy(bare, lex, sizeof(*bare));
+	bare->trailing_slash = false;
+	if (pg_resolve_locked(w->root, path, bare, PG_OP_CREATE, PG_RES_FOLLOW, &res) == 0) {
+		pg_res_release(&res);
+		errno = EISDIR;
+	} else if (pg_refusal_code() == PG_R_NONE) {
+		errno = ENOTDIR;
+	}
+	free(bare);
+	return -1;
+}
+
 static int begin_locked(struct pg_atomic *w, const char *path, const struct pg_path *lex,
 			mode_t mode)
 {
 	struct pg_res *res = &w->res;
 
 	if (pg_resolve_locked(w->root, path, lex, PG_OP_CREATE, PG_RES_FOLLOW, res) < 0)
-		return -1;
-	if (res->is_root || (res->exists && S_ISDIR(res->stx.stx_mode))) {
+		return slash_on_a_file(w, path, lex);
+	/* As open(O_CREAT) answers "name/", whatever is there. */
+	if (res->is_root || lex->trailing_slash || (res->exists && S_ISDIR(res->stx.stx_mode))) {
 		errno = EISDIR;
 		return -1;
 	}

@@ -57,9 +57,13 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 		pg_res_release(&src);
 		return -1;
 	}
-	if (lto->trailing_slash && !S_ISDIR(src.stx.stx_mode))
+	if (pg_ops_ends_in_dot(from) || pg_ops_ends_in_dot(to))
+		errno = EBUSY;   /* as rename(2): "dir/." names no entry to move */
+	else if (lto->trailing_slash && !S_ISDIR(src.stx.stx_mode))
 		errno = ENOTDIR;
-	else if (pg_ops_link_in_the_way(root, to, lto, &dst) == 0 &&
+	/* rename(2) replaces a symlink at the destination, never follows it
+	 * (the ln -sfn swap): only a trailing slash asks for what it leads to. */
+	else if ((!lto->trailing_slash || pg_ops_link_in_the_way(root, to, lto, &dst) == 0) &&
 	    rename_judged(root, from, to, &src, &dst, flags) == 0 &&
 	    renameat2(src.dirfd, pg_res_name(&src), dst.dirfd, pg_res_name(&dst), flags) == 0) {
 		rc = 0;
@@ -121,6 +125,8 @@ static int link_locked(pg_root *root, const char *from, const struct pg_path *lf
 	}
 	if (src.is_root || S_ISDIR(src.stx.stx_mode))
 		errno = EPERM;
+	else if (lto->trailing_slash && !dst.exists)
+		errno = ENOENT;   /* as link(2): "new/" names a directory to be */
 	else if (pg_ops_link_in_the_way(root, to, lto, &dst) < 0)
 		rc = -1;
 	else if (dst.is_root || dst.exists)
@@ -174,7 +180,9 @@ int pg_symlink(pg_root *root, const char *target, const char *linkpath)
 		return -1;
 	pg_ops_lock(root);
 	if (pg_resolve_locked(root, linkpath, &lex, PG_OP_CREATE, 0, &res) == 0) {
-		if (pg_ops_link_in_the_way(root, linkpath, &lex, &res) < 0)
+		if (lex.trailing_slash && !res.exists)
+			errno = ENOENT;   /* as symlink(2) */
+		else if (pg_ops_link_in_the_way(root, linkpath, &lex, &res) < 0)
 			rc = -1;
 		else if (res.is_root || res.exists)
 			errno = EEXIST;

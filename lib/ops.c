@@ -575,7 +575,7 @@ int pg_unlink(pg_root *root, const char *path)
 	return rc;
 }
 
-static bool ends_in_dot(const char *path)
+bool pg_ops_ends_in_dot(const char *path)
 {
 	size_t n = strlen(path);
 
@@ -599,7 +599,7 @@ int pg_rmdir(pg_root *root, const char *path)
 			errno = ENOTDIR;
 		else if (pg_ops_pinned(root, &res))
 			pg_ops_refuse_pinned(path, res.real);
-		else if (ends_in_dot(path))
+		else if (pg_ops_ends_in_dot(path))
 			errno = EINVAL;
 		else if (res.is_root)
 			errno = EBUSY;

@@ -44,4 +44,7 @@ int  pg_ops_refuse_pinned(const char *path, const char *real);
 int  pg_ops_link_in_the_way(pg_root *root, const char *path, const struct pg_path *lex,
 			    const struct pg_res *res);
 
+/* PATH's final component is "." (after any trailing slashes). */
+bool pg_ops_ends_in_dot(const char *path);
+
 #endif

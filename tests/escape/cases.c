@@ -184,7 +184,9 @@ static const struct esc_case fixed[] = {
 	C("dangling-mkdir-all",     DANGLING, NULL, 0, NULL, OP_MKDIR_ALL, "dl/x", NULL, 0, DANG),
 	C("dangling-symlink",       DANGLING, NULL, 0, NULL, OP_SYMLINK, "file", "dl", 0, DANG),
 	C("dangling-link",          DANGLING, NULL, 0, NULL, OP_LINK, "file", "dl", 0, DANG),
-	C("dangling-rename",        DANGLING, NULL, 0, NULL, OP_RENAME, "file", "dl", 0, DANG),
+	/* rename(2) replaces the link itself (issue 11.11): not a dangling
+	 * creation. */
+	C("dangling-rename",        DANGLING, NULL, 0, NULL, OP_RENAME, "file", "dl", 0, OK),
 	C("dangling-write-file",    DANGLING, NULL, 0, NULL, OP_WRITE_FILE, "dl", NULL, 0, DANG),
 	C("dangling-check-create",  DANGLING, NULL, 0, NULL, OP_CHECK_CREATE, "dl", NULL, 0, DANG),
 	C("dangling-open-read",     DANGLING, NULL, 0, NULL, OP_OPEN, "dl", NULL, R, EANY(ENOENT)),
@@ -516,6 +518,23 @@ static const struct esc_case fixed[] = {
 	C("deny-link-into-absent-file",  "l p secret/nokey/x\n", NULL, 0, NULL, OP_OPEN, "p", NULL, R, DEN),
 	C("deny-link-into-existing-stat", "l p secret/key/x\n", NULL, 0, NULL, OP_STAT, "p", NULL, 0, DEN),
 	C("deny-link-into-existing-creat", "l p secret/key/x\n", NULL, 0, NULL, OP_OPEN, "p", NULL, CR, DEN),
+	/* Faithful to POSIX where nothing is at stake (issue 11.11): rename
+	 * replaces a symlink at the destination (the ln -sfn swap), a new
+	 * name with a trailing slash and a "dir/." get the kernel's answer. */
+	C("rename-onto-dangling-abs", DANGLING, NULL, 0, NULL, OP_RENAME, "file", "dl_abs", 0, OK),
+	C("rename-onto-link-outside", OUTLINKS, NULL, 0, NULL, OP_RENAME, "file", "esc_abs", 0, OK),
+	C("rename-onto-link-slash",  "l ls dir/\n", NULL, 0, NULL, OP_RENAME, "file", "ls", 0, OK),
+	C("rename-link-over-link",   "l new-target dir\nl cur file\n", NULL, 0, NULL,
+	  OP_RENAME, "new-target", "cur", 0, OK),
+	C("rename-dir-dot-source",   NULL, NULL, 0, NULL, OP_RENAME, "dir/.", "moved", 0, E(EBUSY)),
+	C("rename-onto-dir-dot",     NULL, NULL, 0, NULL, OP_RENAME, "file", "dir/.", 0, E(EBUSY)),
+	C("write-file-new-slash",    NULL, NULL, 0, NULL, OP_WRITE_FILE, "newfile/", NULL, 0, E(EISDIR)),
+	C("write-file-file-slash",   NULL, NULL, 0, NULL, OP_WRITE_FILE, "file/", NULL, 0, E(EISDIR)),
+	C("link-new-slash",          NULL, NULL, 0, NULL, OP_LINK, "file", "newlink/", 0, E(ENOENT)),
+	C("symlink-new-slash",       NULL, NULL, 0, NULL, OP_SYMLINK, "x", "newsym/", 0, E(ENOENT)),
+	/* The destination's own name is still judged. */
+	C("rename-onto-denied-link", "l lnk file\n", "write .\ndeny lnk\n", 0, NULL,
+	  OP_RENAME, "dir/f", "lnk", 0, DEN),
 	/* '?' in a deny glob stands for what one character folds to. */
 	C("glob-qmark-ff-ligature", "f key.p\xef\xac\x80m K\n", "write .\ndeny **/*.p?m\n", 0, NULL,
 	  OP_OPEN, "key.p\xef\xac\x80m", NULL, R, DEN),
