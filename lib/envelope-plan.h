@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "pathgate.h"
 #include "policy.h"
@@ -159,6 +160,13 @@ void pg_plan_walk(struct pg_plan *pl, struct pg_root *root);
  * pg_check judges, elsewhere as the host path. */
 enum pg_access pg_plan_judge(const struct pg_plan *pl, const struct pg_root *root,
 			     const char *path, struct pg_judgement *j);
+
+/* ------------------------------------------------------- plan-alias.c */
+
+/* Mask every other host path to the workspace (a bind mount of it, or of
+ * a part of it, elsewhere) that the child would see; DEV is the
+ * workspace's device.  Reads /proc/self/mountinfo. */
+void pg_plan_mask_aliases(struct pg_plan *pl, dev_t dev);
 
 /* -------------------------------------------------------- plan-argv.c */
 

@@ -337,6 +337,8 @@ pg_plan *pg_envelope_plan_root(pg_root *root, const struct pg_envelope_opts *opt
 	if (pl && !pl->oom)
 		pg_plan_walk(pl, root);
 	if (pl && !pl->oom)
+		pg_plan_mask_aliases(pl, root->dev);
+	if (pl && !pl->oom)
 		sort_by_depth(pl);
 	if (pl && !pl->oom)
 		note_rules(pl, root);
