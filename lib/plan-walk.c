@@ -37,14 +37,28 @@
 #include "resolve.h"
 #include "root.h"
 
+/* A protected file (denied or read-only) with other hard links, and how
+ * many of its names the walk met (issue 10.6). */
+struct linked {
+	dev_t   dev;
+	ino_t   ino;
+	nlink_t nlink, met;
+	char   *path;
+	char   *rule;
+};
+
 struct walker {
 	struct pg_plan *pl;
 	pg_root        *root;
+	struct linked  *linked;
+	size_t          nlinked, caplinked;
 	bool            every_name;   /* identities to find: list all of the root */
 	bool            stopped;      /* a bound was reached */
 	size_t          len;          /* of path */
 	char            path[PATH_MAX];
 };
+
+static void count_link(struct walker *w, const struct stat *st, const char *rule);
 
 /* PATH (LEN bytes) as the root's judge names it: root-relative beneath
  * the root, the host path elsewhere. */
@@ -384,6 +398,8 @@ static void visit(struct walker *w, int dirfd, const char *name, enum region par
 		return;
 	}
 	acc = judge_identity(w, &st, acc);
+	if (acc != PG_WRITE && !S_ISDIR(st.st_mode) && st.st_nlink > 1)
+		count_link(w, &st, rule);
 	want = region_for(acc);
 	here = parent;
 	if (parent == REGION_PRIVATE && !shown_in_private(w, &j))
@@ -402,6 +418,50 @@ static void visit(struct walker *w, int dirfd, const char *name, enum region par
 	    (pg_covers_n(w->path, w->len, w->pl->root, w->pl->root_len) &&
 	     w->len < w->pl->root_len))
 		descend(w, dirfd, name, here, depth);
+}
+
+/* Meet one name of a protected multi-linked file. */
+static void count_link(struct walker *w, const struct stat *st, const char *rule)
+{
+	struct linked *l;
+
+	for (size_t i = 0; i < w->nlinked; i++)
+		if (w->linked[i].dev == st->st_dev && w->linked[i].ino == st->st_ino) {
+			w->linked[i].met++;
+			return;
+		}
+	if (!PLAN_GROW(w->linked, w->nlinked, w->caplinked)) {
+		w->pl->oom = true;
+		return;
+	}
+	l = &w->linked[w->nlinked];
+	*l = (struct linked){ st->st_dev, st->st_ino, st->st_nlink, 1,
+			      strdup(w->path), strdup(rule) };
+	if (!l->path || !l->rule) {
+		free(l->path);
+		free(l->rule);
+		w->pl->oom = true;
+		return;
+	}
+	w->nlinked++;
+}
+
+/* A protected file has names the walk did not meet (outside what it
+ * lists, or outside the host paths the policy decides): each could show
+ * it as its own region does.  The plan says so, with the count. */
+static void name_unmet_links(struct walker *w)
+{
+	for (size_t i = 0; i < w->nlinked; i++) {
+		struct linked *l = &w->linked[i];
+
+		if (l->met < l->nlink)
+			pg_plan_note(w->pl, true, l->path, l->rule,
+				     "a protected file with %lu hard links, of which the walk met %lu: another name elsewhere shows it as that name's region does",
+				     (unsigned long)l->nlink, (unsigned long)l->met);
+		free(l->path);
+		free(l->rule);
+	}
+	free(w->linked);
 }
 
 /* Append NAME to w->path; false when it does not fit. */
@@ -503,5 +563,6 @@ void pg_plan_walk(struct pg_plan *pl, pg_root *root)
 		return;
 	}
 	walk_dir(&w, fd, pl->base, 0);
+	name_unmet_links(&w);
 }
 

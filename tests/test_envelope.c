@@ -1471,6 +1471,37 @@ static void parsed_policy_drives_the_plan(void **state)
 	pg_policy_free(pol);
 }
 
+/* Issue 10.6: a protected file whose hard links the walk did not all meet
+ * (another name outside the workspace) is named as a seam, with the
+ * count; one whose every link lies in the workspace is masked at each and
+ * needs no seam. */
+static void unmet_hard_links_are_named(void **state)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	struct run res;
+	pg_plan *pl;
+
+	(void)state;
+	mkdirs("ws");
+	mkdirs("elsewhere");
+	put("ws/.env", "SECRET\n");
+	put("ws/key", "KEY\n");
+	path_of(a, "ws/.env");
+	path_of(b, "elsewhere/copy");
+	assert_int_equal(link(a, b), 0);
+	path_of(a, "ws/key");
+	path_of(b, "ws/notes");
+	assert_int_equal(link(a, b), 0);
+	pl = plan("ws", "read /\nwrite .\ndeny .env\ndeny key\n");
+	assert_true(plan_has_seam(pl, "/ws/.env"));
+	assert_false(plan_has_seam(pl, "/ws/key"));
+	assert_false(plan_has_seam(pl, "/ws/notes"));
+	run_ok(pl, TRY("cat notes", "alias-in-ws") TRY("cat key", "key") "echo ran\n", &res);
+	has(&res, "no-alias-in-ws");
+	has(&res, "no-key");
+	pg_plan_free(pl);
+}
+
 /* pathgate run lends its preload into the envelope: a file the policy
  * hides (here under a denied directory) is readable at its lent name in
  * the private /tmp, read-only, and the host gains nothing. */
@@ -1715,6 +1746,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(default_profile_holds_in_the_envelope, setup, teardown),
 		cmocka_unit_test_setup_teardown(public_api_spawns_from_a_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(planted_symlink_only_narrows, setup, teardown),
+		cmocka_unit_test_setup_teardown(unmet_hard_links_are_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(lent_file_is_visible_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(inherited_fds_do_not_cross, setup, teardown),
 		cmocka_unit_test_setup_teardown(socketpair_reaches_no_host_service, setup, teardown),
