@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unictype.h>
 #include <unistr.h>
@@ -102,14 +103,18 @@ bool model_glob(const char *pat, size_t plen, const char *name, size_t nlen)
 	return pat[0] == name[0] && model_glob(pat + 1, plen - 1, name + 1, nlen - 1);
 }
 
-/* Is SPAN, several characters, the fold of one code point?  Asked of
- * every BMP code point each time: slow, plain, and independent of the
- * library's table. */
-static bool model_one_char_fold(const char *span, size_t len)
+/* Is SPAN, several characters, the fold of one code point?  The folds of
+ * every BMP code point, listed once (plainly, unsorted: independent of the
+ * library's table), then searched one by one. */
+static char (*model_folds)[16];
+static size_t model_nfolds;
+
+static void model_fold_list(void)
 {
 	char in[4], out[64];
 
-	for (ucs4_t cp = 0x80; cp < 0x10000; cp++) {
+	model_folds = calloc(0x10000, sizeof(*model_folds));
+	for (ucs4_t cp = 0x80; model_folds && cp < 0x10000; cp++) {
 		int n;
 		size_t f;
 
@@ -117,9 +122,20 @@ static bool model_one_char_fold(const char *span, size_t len)
 			continue;
 		n = u8_uctomb((uint8_t *)in, cp, sizeof(in));
 		f = n > 0 ? pg_fold(in, (size_t)n, out, sizeof(out)) : (size_t)-1;
-		if (f == len && memcmp(out, span, len) == 0)
-			return true;
+		/* Only folds unlike their code point can be several characters. */
+		if (f != (size_t)-1 && f < sizeof(model_folds[0]) &&
+		    (f != (size_t)n || memcmp(out, in, f) != 0))
+			memcpy(model_folds[model_nfolds++], out, f);
 	}
+}
+
+static bool model_one_char_fold(const char *span, size_t len)
+{
+	if (!model_folds)
+		model_fold_list();
+	for (size_t i = 0; model_folds && i < model_nfolds; i++)
+		if (strlen(model_folds[i]) == len && memcmp(model_folds[i], span, len) == 0)
+			return true;
 	return false;
 }
 
