@@ -1,7 +1,8 @@
 /* envelope.c - building the bwrap plan for 10 and 1 000 rules, and
  * pg_spawn of /bin/true against bwrap spawned directly with the plan's own
  * argument vector (the same mounts), so the difference is what the library
- * adds around the launch. */
+ * adds around the launch; and `pathgate run -- /bin/true` as a whole
+ * against the same bare bwrap, interleaved in the same run. */
 #include "config.h"
 
 #include <errno.h>
@@ -29,6 +30,7 @@ struct env_ctx {
 	size_t        nplan_fds;
 	char        **seccomp_argv; /* the plan's argv + --seccomp N -- /bin/true */
 	char          seccomp_num[16];
+	char         *cli_argv[12]; /* pathgate run --root DIR ... -- /bin/true */
 };
 
 static int run_plan(void *p, size_t n)
@@ -83,6 +85,25 @@ static int run_bare_bwrap(void *p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		pid_t pid;
 		int r = posix_spawn(&pid, c->bare_argv[0], c->fds, NULL, c->bare_argv, envp);
+
+		if (r != 0)
+			return errno = r, -1;
+		if (wait_ok(pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* `pathgate run` as a user starts it: a process of its own that builds
+ * the plan and launches bwrap (the probe's cache in the bench's own
+ * $XDG_RUNTIME_DIR, as on a desktop session). */
+static int run_cli(void *p, size_t n)
+{
+	struct env_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid;
+		int r = posix_spawn(&pid, c->cli_argv[0], NULL, NULL, c->cli_argv, environ);
 
 		if (r != 0)
 			return errno = r, -1;
@@ -188,6 +209,52 @@ static int bare_argv(struct env_ctx *c, const pg_plan *plan, posix_spawn_file_ac
 	return 0;
 }
 
+/* `pathgate run --no-preload -- /bin/true` over the small workspace with
+ * the same rules as a file, against bare bwrap with the small plan's
+ * mounts; PG_BENCH_PATHGATE names the tool (default shim/pathgate, from
+ * the build directory `make bench` runs in). */
+static void bench_cli(const char *dir, struct env_ctx *small)
+{
+	const char *tool = getenv("PG_BENCH_PATHGATE");
+	static char root[4200], policy[4200];
+	FILE *f;
+
+	if (!tool)
+		tool = "shim/pathgate";
+	if (access(tool, X_OK) < 0) {
+		bench_row_unavailable("pathgate run -- /bin/true", "shim/pathgate not built");
+		return;
+	}
+	snprintf(root, sizeof root, "%s/small", dir);
+	snprintf(policy, sizeof policy, "%s/small.policy", dir);
+	f = fopen(policy, "w");
+	if (!f) {
+		bench_row_unavailable("pathgate run -- /bin/true", strerror(errno));
+		return;
+	}
+	fprintf(f, "read /\nwrite .\n");
+	for (size_t i = 0; i + 2 < 10; i++)
+		fprintf(f, i % 3 == 0 ? "read e%zu\n" : i % 3 == 1 ? "deny e%zu\n" : "write e%zu/sub\n", i);
+	fclose(f);
+	setenv("XDG_RUNTIME_DIR", dir, 1);
+	small->cli_argv[0] = (char *)tool;
+	small->cli_argv[1] = (char *)"run";
+	small->cli_argv[2] = (char *)"--root";
+	small->cli_argv[3] = root;
+	small->cli_argv[4] = (char *)"--policy";
+	small->cli_argv[5] = policy;
+	small->cli_argv[6] = (char *)"--no-preload";
+	small->cli_argv[7] = (char *)"--";
+	small->cli_argv[8] = (char *)"/bin/true";
+	small->cli_argv[9] = NULL;
+	struct bench_side sc[2] = {
+		{ .label = "pathgate run", .fn = run_cli, .ctx = small },
+		{ .label = "bare bwrap", .fn = run_bare_bwrap, .ctx = small },
+	};
+	bench_run(sc, 2, bench_iters(10), 2 * bench_reps() + 1);
+	bench_row_ratio("pathgate run -- /bin/true / bare bwrap, same mounts", &sc[0], &sc[1], 1.3);
+}
+
 void bench_envelope(void)
 {
 	char *dir = bench_mkdtemp("envelope", false);
@@ -243,6 +310,7 @@ void bench_envelope(void)
 	bench_row_ratio("spawn /bin/true: pg_spawn / bare bwrap, 10 rules", &sp[0], &sp[1], 1.1);
 	if (pg_seccomp_filter_fd)
 		bench_row_ratio("spawn /bin/true: pg_spawn / bwrap + same seccomp", &sp[0], &sp[2], 0);
+	bench_cli(dir, &small);
 out:
 	posix_spawn_file_actions_destroy(&fa);
 	free(small.bare_argv);
