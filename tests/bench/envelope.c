@@ -1,8 +1,9 @@
 /* envelope.c - building the bwrap plan for 10 and 1 000 rules, and
  * pg_spawn of /bin/true against bwrap spawned directly with the plan's own
  * argument vector (the same mounts), so the difference is what the library
- * adds around the launch; and `pathgate run -- /bin/true` as a whole
- * against the same bare bwrap, interleaved in the same run. */
+ * adds around the launch; pg_spawn at 10, 100 and 1 000 denied names;
+ * and `pathgate run -- /bin/true` as a whole against the same bare bwrap,
+ * interleaved in the same run. */
 #include "config.h"
 
 #include <errno.h>
@@ -175,6 +176,78 @@ static pg_root *open_root(const char *base, const char *sub, size_t n)
 	return root;
 }
 
+/* A workspace BASE/SUB judged by "read /", "write ." and N deny rules,
+ * each on a directory that exists (so each lays a mask). */
+static pg_root *open_denied(const char *base, const char *sub, size_t n)
+{
+	char dir[4200];
+	pg_policy *pol = pg_policy_new();
+	pg_root *root = NULL;
+	int dirfd = -1;
+	int ok = pol && pg_policy_add(pol, PG_READ, "/") == 0 &&
+		 pg_policy_add(pol, PG_WRITE, ".") == 0;
+
+	snprintf(dir, sizeof dir, "%s/%s", base, sub);
+	ok = ok && mkdir(dir, 0755) == 0 &&
+	     (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		char path[64];
+
+		snprintf(path, sizeof path, "d%zu", i);
+		ok = bench_make_path(dirfd, path, false) == 0 && pg_policy_add(pol, PG_DENY, path) == 0;
+	}
+	if (ok)
+		root = pg_root_open(dir, pol, 0);
+	if (dirfd >= 0)
+		close(dirfd);
+	if (pol)
+		pg_policy_free(pol);
+	return root;
+}
+
+/* pg_spawn of /bin/true at 10, 100 and 1 000 denied names, interleaved:
+ * the launch at 1 000 within 100 ms, and growth at most linear (the step
+ * from 100 to 1 000 names at most 10x the step from 10 to 100, over
+ * 9x as many names: 11 with the 10-name base left in). */
+static void bench_spawn_denied(const char *dir)
+{
+	static const size_t counts[3] = { 10, 100, 1000 };
+	struct env_ctx c[3] = { { 0 } };
+	struct bench_side sd[3];
+	char sub[32];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(sub, sizeof sub, "denied%zu", counts[i]);
+		c[i].root = open_denied(dir, sub, counts[i]);
+		if (!c[i].root) {
+			bench_row_unavailable("pg_spawn, denied names", "pg_root_open failed");
+			goto out;
+		}
+		sd[i] = (struct bench_side){ .label = "pg_spawn", .fn = run_pg_spawn, .ctx = &c[i] };
+	}
+	bench_run(sd, 3, bench_iters(5), bench_reps());
+	for (size_t i = 0; i < 3; i++) {
+		char what[64];
+
+		snprintf(what, sizeof what, "pg_spawn /bin/true, %zu denied names", counts[i]);
+		if (sd[i].err)
+			bench_row_unavailable(what, strerror(sd[i].err));
+		else
+			bench_row_value(what, sd[i].median, BENCH_NS, counts[i] == 1000 ? 100e6 : -1);
+	}
+	if (!sd[0].err && !sd[1].err && !sd[2].err && sd[1].median > sd[0].median)
+		bench_row_value("pg_spawn growth: (1000 - 10) / (100 - 10) names",
+				(sd[2].median - sd[0].median) / (sd[1].median - sd[0].median),
+				BENCH_COUNT, 11);
+	else
+		bench_row_value("pg_spawn growth: 10 -> 100 names (ms), no growth to divide by",
+				(sd[1].median - sd[0].median) / 1e6, BENCH_COUNT, -1);
+out:
+	for (size_t i = 0; i < 3; i++)
+		if (c[i].root)
+			pg_root_close(c[i].root);
+}
+
 /* The plan's argv with "-- /bin/true" appended (and, in C->seccomp_argv,
  * "--seccomp N" before it); the descriptors it lends bwrap (--bind-fd,
  * --ro-bind-fd) are made inheritable through FA. */
@@ -310,6 +383,7 @@ void bench_envelope(void)
 	bench_row_ratio("spawn /bin/true: pg_spawn / bare bwrap, 10 rules", &sp[0], &sp[1], 1.1);
 	if (pg_seccomp_filter_fd)
 		bench_row_ratio("spawn /bin/true: pg_spawn / bwrap + same seccomp", &sp[0], &sp[2], 0);
+	bench_spawn_denied(dir);
 	bench_cli(dir, &small);
 out:
 	posix_spawn_file_actions_destroy(&fa);
