@@ -1,15 +1,19 @@
 /* bwrap-probe.c - what this host's bubblewrap can do, probed once per
- * bwrap path: see bwrap-probe.h. */
+ * bwrap path: see bwrap-probe.h.  A probe that found bwrap usable is also
+ * kept in the caller's own runtime directory (see "The probe's cache"
+ * below), so a later process skips the three bwrap starts it costs. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,15 +190,154 @@ static void run_probe(const char *bwrap)
 	}
 }
 
+/* ------------------------------------------------------------------
+ * The probe's cache.  Why it is safe: the cache can only say "this bwrap
+ * is usable, reports VERSION, and does or does not remount masks
+ * read-only"; failures are never cached, so a refusal is always found
+ * afresh.  A wrong "usable" cannot run a command unconfined: the launch
+ * still goes through bwrap with the full envelope, and a bwrap that cannot
+ * build it exits with its setup error before exec'ing the command.  The
+ * answer is keyed by everything the probe depends on: bwrap's identity
+ * (path, dev, ino, size, mtime, ctime, mode, owner), the kernel release,
+ * the boot, the caller's uid and euid, and the user-namespace sysctls; any
+ * change misses.  The file is read only from $XDG_RUNTIME_DIR when that
+ * directory and the file belong to the caller and neither is writable by
+ * group or others (a forger would need the caller's own rights), opened
+ * without following a symlink; it is written to a fresh temporary file and
+ * renamed, so a reader never sees half of it. */
+
+#define CACHE_NAME "pathgate-bwrap-probe"
+
+static void read_text(const char *file, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The key of BWRAP's probe into KEY; false when bwrap cannot be stat'ed. */
+static bool cache_key(const char *bwrap, char *key, size_t size)
+{
+	struct stat st;
+	struct utsname u;
+	char boot[64];
+
+	if (stat(bwrap, &st) < 0 || uname(&u) < 0)
+		return false;
+	read_text("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	snprintf(key, size,
+		 "v1 %s %ju %ju %jd %jd.%09ld %jd.%09ld %o %u %u %u %s %s %s %ld %ld %ld",
+		 bwrap, (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
+		 (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		 (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+		 (unsigned)st.st_mode, (unsigned)st.st_uid, (unsigned)getuid(),
+		 (unsigned)geteuid(), u.release, u.version, boot,
+		 read_long("/proc/sys/user/max_user_namespaces"),
+		 read_long("/proc/sys/kernel/unprivileged_userns_clone"),
+		 read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+	return true;
+}
+
+/* The caller's own runtime directory, or NULL when there is none the
+ * caller alone may write. */
+static const char *cache_dir(void)
+{
+	const char *dir = secure_getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+
+	if (!dir || dir[0] != '/' || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 022))
+		return NULL;
+	return dir;
+}
+
+/* Fill the probe from the cache when its key is KEY; true when it did. */
+static bool cache_load(const char *key)
+{
+	const char *dir = cache_dir();
+	char file[4200], buf[8192], version[32];
+	struct stat st;
+	ssize_t n;
+	int fd, ro;
+	char *nl;
+
+	if (!dir)
+		return false;
+	snprintf(file, sizeof(file), "%s/" CACHE_NAME, dir);
+	fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		close(fd);
+		return false;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	nl = strchr(buf, '\n');
+	if (!nl)
+		return false;
+	*nl = '\0';
+	if (strcmp(buf, key) != 0 || sscanf(nl + 1, "%31s %d", version, &ro) != 2)
+		return false;
+	probe.why = NULL;
+	snprintf(probe.version, sizeof(probe.version), "%s", version);
+	probe.masks_read_only = ro == 1;
+	return true;
+}
+
+/* Keep a usable probe's answer under KEY (best effort). */
+static void cache_store(const char *key)
+{
+	const char *dir = cache_dir();
+	char file[4200], tmp[4300];
+	FILE *f;
+	int fd;
+
+	if (!dir)
+		return;
+	snprintf(file, sizeof(file), "%s/" CACHE_NAME, dir);
+	snprintf(tmp, sizeof(tmp), "%s.%ld", file, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(f, "%s\n%s %d\n", key, probe.version, probe.masks_read_only ? 1 : 0);
+	if (fclose(f) != 0 || rename(tmp, file) < 0)
+		unlink(tmp);
+}
+
 static void ensure_probe(void)
 {
 	const char *bwrap = pg_envelope_bwrap();
+	char key[4096 + 512];
+	bool keyed;
 
-	if (!probe.done || strcmp(probe.path, bwrap) != 0) {
-		snprintf(probe.path, sizeof(probe.path), "%s", bwrap);
+	if (probe.done && strcmp(probe.path, bwrap) == 0)
+		return;
+	snprintf(probe.path, sizeof(probe.path), "%s", bwrap);
+	keyed = cache_key(bwrap, key, sizeof(key));
+	if (!keyed || !cache_load(key)) {
 		run_probe(bwrap);
-		probe.done = true;
+		if (keyed && !probe.why)
+			cache_store(key);
 	}
+	probe.done = true;
 }
 
 bool pg_envelope_masks_read_only(void)

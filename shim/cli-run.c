@@ -519,9 +519,15 @@ static void kill_children(void)
 	}
 }
 
+/* What bwrap leaves usually dies within a millisecond of the command (it
+ * dies with its parent), so the polling starts at 100 us and backs off to
+ * 10 ms rather than sleeping 10 ms from the start: a fixed first sleep
+ * was most of run's own cost for a short command. */
 static void reap_all(void)
 {
-	int status, rounds = 0;
+	int status;
+	long slept = 0, nap = 100;   /* microseconds */
+	bool killed = false;
 	pid_t r;
 
 	for (;;) {
@@ -532,9 +538,14 @@ static void reap_all(void)
 			continue;
 		if (r < 0)
 			return;   /* ECHILD: nothing of the launch is left */
-		if (++rounds == 200)   /* 2 s after the command ended */
+		if (!killed && slept >= 2000000) {   /* 2 s after the command ended */
 			kill_children();
-		usleep(10000);
+			killed = true;
+		}
+		usleep((useconds_t)nap);
+		slept += nap;
+		if (nap < 10000)
+			nap *= 2;
 	}
 }
 

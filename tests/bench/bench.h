@@ -139,5 +139,6 @@ void bench_policy(void);
 void bench_atomic(void);
 void bench_batch(void);
 void bench_envelope(void);
+void bench_preload(void);
 
 #endif

@@ -1,7 +1,9 @@
 /* envelope.c - building the bwrap plan for 10 and 1 000 rules, and
  * pg_spawn of /bin/true against bwrap spawned directly with the plan's own
  * argument vector (the same mounts), so the difference is what the library
- * adds around the launch. */
+ * adds around the launch; pg_spawn at 10, 100 and 1 000 denied names;
+ * and `pathgate run -- /bin/true` as a whole against the same bare bwrap,
+ * interleaved in the same run. */
 #include "config.h"
 
 #include <errno.h>
@@ -29,6 +31,7 @@ struct env_ctx {
 	size_t        nplan_fds;
 	char        **seccomp_argv; /* the plan's argv + --seccomp N -- /bin/true */
 	char          seccomp_num[16];
+	char         *cli_argv[12]; /* pathgate run --root DIR ... -- /bin/true */
 };
 
 static int run_plan(void *p, size_t n)
@@ -83,6 +86,25 @@ static int run_bare_bwrap(void *p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		pid_t pid;
 		int r = posix_spawn(&pid, c->bare_argv[0], c->fds, NULL, c->bare_argv, envp);
+
+		if (r != 0)
+			return errno = r, -1;
+		if (wait_ok(pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* `pathgate run` as a user starts it: a process of its own that builds
+ * the plan and launches bwrap (the probe's cache in the bench's own
+ * $XDG_RUNTIME_DIR, as on a desktop session). */
+static int run_cli(void *p, size_t n)
+{
+	struct env_ctx *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid;
+		int r = posix_spawn(&pid, c->cli_argv[0], NULL, NULL, c->cli_argv, environ);
 
 		if (r != 0)
 			return errno = r, -1;
@@ -154,6 +176,78 @@ static pg_root *open_root(const char *base, const char *sub, size_t n)
 	return root;
 }
 
+/* A workspace BASE/SUB judged by "read /", "write ." and N deny rules,
+ * each on a directory that exists (so each lays a mask). */
+static pg_root *open_denied(const char *base, const char *sub, size_t n)
+{
+	char dir[4200];
+	pg_policy *pol = pg_policy_new();
+	pg_root *root = NULL;
+	int dirfd = -1;
+	int ok = pol && pg_policy_add(pol, PG_READ, "/") == 0 &&
+		 pg_policy_add(pol, PG_WRITE, ".") == 0;
+
+	snprintf(dir, sizeof dir, "%s/%s", base, sub);
+	ok = ok && mkdir(dir, 0755) == 0 &&
+	     (dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0;
+	for (size_t i = 0; ok && i < n; i++) {
+		char path[64];
+
+		snprintf(path, sizeof path, "d%zu", i);
+		ok = bench_make_path(dirfd, path, false) == 0 && pg_policy_add(pol, PG_DENY, path) == 0;
+	}
+	if (ok)
+		root = pg_root_open(dir, pol, 0);
+	if (dirfd >= 0)
+		close(dirfd);
+	if (pol)
+		pg_policy_free(pol);
+	return root;
+}
+
+/* pg_spawn of /bin/true at 10, 100 and 1 000 denied names, interleaved:
+ * the launch at 1 000 within 100 ms, and growth at most linear (the step
+ * from 100 to 1 000 names at most 10x the step from 10 to 100, over
+ * 9x as many names: 11 with the 10-name base left in). */
+static void bench_spawn_denied(const char *dir)
+{
+	static const size_t counts[3] = { 10, 100, 1000 };
+	struct env_ctx c[3] = { { 0 } };
+	struct bench_side sd[3];
+	char sub[32];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(sub, sizeof sub, "denied%zu", counts[i]);
+		c[i].root = open_denied(dir, sub, counts[i]);
+		if (!c[i].root) {
+			bench_row_unavailable("pg_spawn, denied names", "pg_root_open failed");
+			goto out;
+		}
+		sd[i] = (struct bench_side){ .label = "pg_spawn", .fn = run_pg_spawn, .ctx = &c[i] };
+	}
+	bench_run(sd, 3, bench_iters(5), bench_reps());
+	for (size_t i = 0; i < 3; i++) {
+		char what[64];
+
+		snprintf(what, sizeof what, "pg_spawn /bin/true, %zu denied names", counts[i]);
+		if (sd[i].err)
+			bench_row_unavailable(what, strerror(sd[i].err));
+		else
+			bench_row_value(what, sd[i].median, BENCH_NS, counts[i] == 1000 ? 100e6 : -1);
+	}
+	if (!sd[0].err && !sd[1].err && !sd[2].err && sd[1].median > sd[0].median)
+		bench_row_value("pg_spawn growth: (1000 - 10) / (100 - 10) names",
+				(sd[2].median - sd[0].median) / (sd[1].median - sd[0].median),
+				BENCH_COUNT, 11);
+	else
+		bench_row_value("pg_spawn growth: 10 -> 100 names (ms), no growth to divide by",
+				(sd[1].median - sd[0].median) / 1e6, BENCH_COUNT, -1);
+out:
+	for (size_t i = 0; i < 3; i++)
+		if (c[i].root)
+			pg_root_close(c[i].root);
+}
+
 /* The plan's argv with "-- /bin/true" appended (and, in C->seccomp_argv,
  * "--seccomp N" before it); the descriptors it lends bwrap (--bind-fd,
  * --ro-bind-fd) are made inheritable through FA. */
@@ -186,6 +280,52 @@ static int bare_argv(struct env_ctx *c, const pg_plan *plan, posix_spawn_file_ac
 	c->seccomp_argv[n + 2] = (char *)"--";
 	c->seccomp_argv[n + 3] = (char *)"/bin/true";
 	return 0;
+}
+
+/* `pathgate run --no-preload -- /bin/true` over the small workspace with
+ * the same rules as a file, against bare bwrap with the small plan's
+ * mounts; PG_BENCH_PATHGATE names the tool (default shim/pathgate, from
+ * the build directory `make bench` runs in). */
+static void bench_cli(const char *dir, struct env_ctx *small)
+{
+	const char *tool = getenv("PG_BENCH_PATHGATE");
+	static char root[4200], policy[4200];
+	FILE *f;
+
+	if (!tool)
+		tool = "shim/pathgate";
+	if (access(tool, X_OK) < 0) {
+		bench_row_unavailable("pathgate run -- /bin/true", "shim/pathgate not built");
+		return;
+	}
+	snprintf(root, sizeof root, "%s/small", dir);
+	snprintf(policy, sizeof policy, "%s/small.policy", dir);
+	f = fopen(policy, "w");
+	if (!f) {
+		bench_row_unavailable("pathgate run -- /bin/true", strerror(errno));
+		return;
+	}
+	fprintf(f, "read /\nwrite .\n");
+	for (size_t i = 0; i + 2 < 10; i++)
+		fprintf(f, i % 3 == 0 ? "read e%zu\n" : i % 3 == 1 ? "deny e%zu\n" : "write e%zu/sub\n", i);
+	fclose(f);
+	setenv("XDG_RUNTIME_DIR", dir, 1);
+	small->cli_argv[0] = (char *)tool;
+	small->cli_argv[1] = (char *)"run";
+	small->cli_argv[2] = (char *)"--root";
+	small->cli_argv[3] = root;
+	small->cli_argv[4] = (char *)"--policy";
+	small->cli_argv[5] = policy;
+	small->cli_argv[6] = (char *)"--no-preload";
+	small->cli_argv[7] = (char *)"--";
+	small->cli_argv[8] = (char *)"/bin/true";
+	small->cli_argv[9] = NULL;
+	struct bench_side sc[2] = {
+		{ .label = "pathgate run", .fn = run_cli, .ctx = small },
+		{ .label = "bare bwrap", .fn = run_bare_bwrap, .ctx = small },
+	};
+	bench_run(sc, 2, bench_iters(10), 2 * bench_reps() + 1);
+	bench_row_ratio("pathgate run -- /bin/true / bare bwrap, same mounts", &sc[0], &sc[1], 1.3);
 }
 
 void bench_envelope(void)
@@ -243,6 +383,8 @@ void bench_envelope(void)
 	bench_row_ratio("spawn /bin/true: pg_spawn / bare bwrap, 10 rules", &sp[0], &sp[1], 1.1);
 	if (pg_seccomp_filter_fd)
 		bench_row_ratio("spawn /bin/true: pg_spawn / bwrap + same seccomp", &sp[0], &sp[2], 0);
+	bench_spawn_denied(dir);
+	bench_cli(dir, &small);
 out:
 	posix_spawn_file_actions_destroy(&fa);
 	free(small.bare_argv);

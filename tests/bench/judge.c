@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,44 @@ out:
 			pg_policy_free(ctx[k].policy);
 }
 
+/* The heap a root holds over N plain rules once the caller has freed
+ * its policy (what a long-lived program pays), and the time pg_root_open
+ * takes to compile them; BOUND and OPEN_BOUND are the issue's targets. */
+static void root_heap(size_t n, double bound, double open_bound)
+{
+	char *dir = bench_mkdtemp("rootheap", false);
+	int64_t before = bench_alloc_live();
+	pg_policy *pol = make_policy(PLAIN, n);
+	pg_root *root = NULL;
+	char what[96];
+	uint64_t t0;
+	double open_ns = 0;
+
+	if (dir && pol) {
+		t0 = bench_now_ns();
+		root = pg_root_open(dir, pol, 0);
+		open_ns = (double)(bench_now_ns() - t0);
+	}
+	if (pol)
+		pg_policy_free(pol);
+	snprintf(what, sizeof what, "heap of a root, %zu plain rules, policy freed", n);
+	if (!root)
+		bench_row_unavailable(what, "pg_root_open failed");
+	else if (!bench_alloc_available())
+		bench_row_unavailable(what, "no malloc interposer in a sanitizer build");
+	else
+		bench_row_value(what, (double)(bench_alloc_live() - before), BENCH_BYTES, bound);
+	snprintf(what, sizeof what, "pg_root_open, %zu plain rules", n);
+	if (root)
+		bench_row_value(what, open_ns, BENCH_NS, open_bound);
+	if (root)
+		pg_root_close(root);
+	if (dir) {
+		bench_rmtree(dir);
+		free(dir);
+	}
+}
+
 void bench_policy(void)
 {
 	bench_section("policy: judging a name (thread CPU time per judgement, median)");
@@ -215,4 +254,8 @@ void bench_policy(void)
 	judge_shape(GLOB);
 	judge_shape(SHARED);
 	bench_use_clock(BENCH_WALL);
+	if (pg_root_open && pg_root_close) {
+		root_heap(100000, 12.0 * 1024 * 1024, -1);
+		root_heap(1000000, 150.0 * 1024 * 1024, 1e9);
+	}
 }
