@@ -53,6 +53,10 @@ bool cli_sandbox_refused(void);
 /* S as a JSON string (quotes included).  Bytes that are not UTF-8 are
  * written as \u00XX escapes so the output is always valid JSON. */
 void cli_json_string(FILE *out, const char *s);
+/* A verdict's fields (",\"allowed\":..., \"rule\":...") after an object's
+ * first field, as check --json writes them. */
+struct pg_verdict;
+void cli_json_verdict_fields(FILE *out, const struct pg_verdict *v);
 
 /* The subcommands other than check and policy, each in its own file. */
 int explain_main(int argc, char **argv);
