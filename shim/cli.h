@@ -46,6 +46,9 @@ char *cli_workspace_path(const struct cli_workspace *ws, const char *path);
 
 /* The refusal of the last library call, as "name: rule" for messages. */
 void cli_print_refusal(FILE *out, const char *what);
+/* The same, after every error of a policy that did not parse
+ * (pg_policy_errors: "FILE:LINE: message" each). */
+void cli_print_policy_refusal(FILE *out, const char *what);
 /* True when the last library call refused because no envelope can be
  * built here (exec.sandbox-unavailable): run and plan exit 125. */
 bool cli_sandbox_refused(void);

@@ -95,6 +95,15 @@ void cli_print_refusal(FILE *out, const char *what)
 		fprintf(out, "pathgate: %s: %s\n", what, strerror(errno));
 }
 
+void cli_print_policy_refusal(FILE *out, const char *what)
+{
+	const struct pg_refusal *r = pg_last_refusal();
+
+	if (r->code == PG_REFUSAL_POLICY_INVALID)
+		fputs(pg_policy_errors(), out);
+	cli_print_refusal(out, what);
+}
+
 bool cli_sandbox_refused(void)
 {
 	const char *name = pg_last_refusal()->name;
@@ -175,7 +184,7 @@ static int load_policy(struct cli_workspace *ws)
 	}
 	/* The preload is handed the policy by the name in ws->source. */
 	if (pg_policy_discover(ws->policy, ws->root_dir, ws->policy_file, NULL, &ws->source) < 0) {
-		cli_print_refusal(stderr, ws->source ? ws->source
+		cli_print_policy_refusal(stderr, ws->source ? ws->source
 				  : ws->policy_file ? ws->policy_file : "the embedded default policy");
 		return CLI_USAGE;
 	}
@@ -603,7 +612,7 @@ static int policy_check_file(const char *file)
 	int rc = CLI_OK;
 
 	if (!p || pg_policy_load(p, file) < 0) {
-		cli_print_refusal(stderr, file);
+		cli_print_policy_refusal(stderr, file);
 		rc = CLI_USAGE;
 	} else {
 		printf("%s: %zu rules\n", file, pg_policy_rule_count(p));
