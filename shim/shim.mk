@@ -9,7 +9,7 @@ bin_PROGRAMS += shim/pathgate
 shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
 	shim/cli-run.c shim/srt.c shim/srt.h
 shim_pathgate_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
-	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"'
+	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"' -DPG_BINDIR='"$(bindir)"'
 shim_pathgate_LDADD = lib/libpathgate-internal.la $(JSONC_LIBS)
 # The preload's path is baked into cli-run's object: a configure with
 # another --prefix rewrites Makefile, and the object must follow it, or
@@ -59,6 +59,10 @@ shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh tests/preload-symbols.sh tests/preload-symbols.txt
 TESTS += $(shim_tests)
+
+# Where the preload is installed, for the relocated-install case of
+# test_cli_conventions.sh.
+AM_TESTS_ENVIRONMENT += PG_BINDIR='$(bindir)' PG_PKGLIBDIR='$(pkglibdir)'; export PG_BINDIR PG_PKGLIBDIR;
 
 # An ASan-instrumented preload cannot load into uninstrumented programs:
 # the preload tests skip in a sanitizer build and say so.

@@ -125,4 +125,19 @@ else
 	echo "python3 is not installed: the JSON of explain and plan is not parsed"
 fi
 
+# ---- an installed tree that was moved: run finds the preload beside its
+# own executable (bin/../lib/pathgate), not at the configured path
+if [ -n "$PG_BINDIR" ] && [ -n "$PG_PKGLIBDIR" ] && [ -z "$PG_SANITIZERS" ] &&
+   [ "${PG_PKGLIBDIR#"$(dirname "$PG_BINDIR")"/}" != "$PG_PKGLIBDIR" ] && [ ! -e "$PG_PKGLIBDIR/libpathgate-preload.so" ]; then
+	R="$SCRATCH/moved"
+	mkdir -p "$R/bin" "$R/${PG_PKGLIBDIR#"$(dirname "$PG_BINDIR")"/}"
+	cp "$PATHGATE" "$R/bin/pathgate"
+	cp "$PRELOAD" "$R/${PG_PKGLIBDIR#"$(dirname "$PG_BINDIR")"/}/libpathgate-preload.so"
+	OUT=$(cd "$W" && env -u PATHGATE_PRELOAD "$R/bin/pathgate" run --no-envelope -- cat .env 2>&1)
+	expect_in "$OUT" "Permission denied" "a moved install finds its preload beside bin/"
+	expect_not_in "$OUT" "TOKEN" "a moved install: .env not leaked"
+else
+	echo "the configured pkglibdir is not beneath bindir's prefix, or a preload is installed there: the moved-install case is not run"
+fi
+
 finish
