@@ -18,6 +18,7 @@
 #include "path.h"
 #include "policy-internal.h"
 #include "refusal.h"
+#include "shim.h"
 
 /* A policy file larger than this is refused (policy.invalid would hide
  * that the file is fine and merely huge: exhausted, EFBIG). */
@@ -436,6 +437,62 @@ static int parse_line(const char *s, const char *end, const char *file, unsigned
 	return prepare(access, final, pathw, plen, file, line, out);
 }
 
+/* Every error of the last parse on this thread, "FILE:LINE: message" a
+ * line (pg_policy_errors): a user fixes a policy in one pass, not one
+ * error a run.  Bounded: past it, one line says how many more there were. */
+#define ERRORS_MAX 4096
+static __thread char     errors[ERRORS_MAX];
+static __thread size_t   errors_len;
+static __thread unsigned errors_dropped;
+
+struct first_error {
+	unsigned line;
+	char     msg[240];
+};
+
+static void errors_clear(void)
+{
+	errors[0] = '\0';
+	errors_len = 0;
+	errors_dropped = 0;
+}
+
+const char *pg_policy_errors(void)
+{
+	static __thread char out[ERRORS_MAX + 64];
+
+	if (!errors_dropped)
+		return errors;
+	snprintf(out, sizeof(out), "%s(and %u more errors)\n", errors, errors_dropped);
+	return out;
+}
+
+/* Record the refusal parse_line just made (its rule reads "line N: msg")
+ * and keep the first for the refusal the parse ends with.  -1 only when
+ * it is no policy error (out of memory: the parse stops there). */
+static int note_error(const char *file, unsigned line, struct first_error *first)
+{
+	const char *rule = pg_last_refusal()->rule;
+	const char *msg = rule ? strchr(rule, ':') : NULL;
+	int n;
+
+	if (pg_last_refusal()->code != PG_REFUSAL_POLICY_INVALID || !msg)
+		return -1;
+	msg += msg[1] == ' ' ? 2 : 1;
+	if (!first->line) {
+		first->line = line;
+		snprintf(first->msg, sizeof(first->msg), "%s", msg);
+	}
+	n = snprintf(errors + errors_len, ERRORS_MAX - errors_len, "%s:%u: %s\n", file, line, msg);
+	if (n < 0 || (size_t)n >= ERRORS_MAX - errors_len) {
+		errors[errors_len] = '\0';
+		errors_dropped++;
+	} else {
+		errors_len += (size_t)n;
+	}
+	return 0;
+}
+
 /* All or nothing: every line is checked before the first rule is added. */
 static int parse_into(pg_policy *p, const char *text, size_t len, const char *file)
 {
@@ -444,8 +501,11 @@ static int parse_into(pg_policy *p, const char *text, size_t len, const char *fi
 	struct pg_arena paths = { NULL };
 	size_t n = 0, cap = 0, keep, i;
 	const char *s = text, *end = text + len;
+	struct first_error first = { 0, "" };
 	unsigned line = 0;
 	int ret = -1;
+
+	errors_clear();
 
 	while (s < end) {
 		const char *eol = memchr(s, '\n', (size_t)(end - s));
@@ -466,8 +526,11 @@ static int parse_into(pg_policy *p, const char *text, size_t len, const char *fi
 			lines = more;
 		}
 		lines[n].rule.path = scratch;
-		if (parse_line(s, eol, file, line, &lines[n].rule, &has_rule) < 0)
-			goto out;
+		if (parse_line(s, eol, file, line, &lines[n].rule, &has_rule) < 0) {
+			if (note_error(file, line, &first) < 0)
+				goto out;
+			has_rule = false;
+		}
 		if (has_rule) {
 			lines[n].rule.path = pg_arena_strndup(&paths, scratch, lines[n].rule.len);
 			if (!lines[n].rule.path) {
@@ -477,6 +540,11 @@ static int parse_into(pg_policy *p, const char *text, size_t len, const char *fi
 			lines[n++].line = line;
 		}
 		s = eol + 1;
+	}
+	if (first.line) {
+		/* The refusal stays the first error's, as it always was. */
+		invalid(file, first.line, "%s", first.msg);
+		goto out;
 	}
 	keep = p->nrules;
 	for (i = 0; i < n; i++) {
@@ -496,6 +564,7 @@ out:
 int pg_policy_parse(pg_policy *p, const char *text, size_t len)
 {
 	pg_refusal_clear();
+	errors_clear();
 	if (!p)
 		return invalid(NULL, 0, "a NULL policy");
 	if (!text && len)
@@ -512,6 +581,7 @@ int pg_policy_load(pg_policy *p, const char *file)
 	int fd, ret = -1;
 
 	pg_refusal_clear();
+	errors_clear();
 	if (!p)
 		return invalid(NULL, 0, "a NULL policy");
 	if (!file || !file[0])

@@ -36,6 +36,11 @@
 int pg_policy_discover(pg_policy *p, const char *root, const char *file, const char *text,
 		       char **source);
 
+/* Every error the last policy parse or load on this thread met (the
+ * refusal names only the first), one "FILE:LINE: message" a line ("" when
+ * none); a bounded list, its last line saying how many more there were. */
+const char *pg_policy_errors(void);
+
 /* The nearest directory from START upward (START itself first) that
  * holds a regular file .pathgate, canonical and malloc'd; NULL when none
  * does (the caller's workspace is then START). */

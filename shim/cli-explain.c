@@ -247,20 +247,109 @@ static int explain_one(pg_root *root, const char *raw)
 	return rc;
 }
 
+/* ------------------------------------------------------- explain --json */
+
+static void json_key(const char *key, const char *value)
+{
+	printf(",\"%s\":", key);
+	if (value)
+		cli_json_string(stdout, value);
+	else
+		fputs("null", stdout);
+}
+
+/* Each operation's verdict, in check --json's shape. */
+static void json_ops(pg_root *root, const struct pg_explanation *e, struct pg_verdict *read)
+{
+	int op;
+
+	memset(read, 0, sizeof(*read));
+	read->allowed = 1;
+	fputs(",\"ops\":", stdout);
+	if (!e->inside) {
+		fputs("null", stdout);
+		return;
+	}
+	for (op = PG_OP_READ; op <= PG_OP_DELETE; op++) {
+		struct pg_verdict v;
+
+		memset(&v, 0, sizeof(v));
+		pg_check(root, e->name[0] ? e->name : ".", (enum pg_op)op, &v);
+		if (op == PG_OP_READ)
+			*read = v;
+		printf("%s\"%s\":{\"op\":\"%s\"", op == PG_OP_READ ? "{" : ",", op_name[op], op_name[op]);
+		cli_json_verdict_fields(stdout, &v);
+		putchar('}');
+	}
+	putchar('}');
+}
+
+static void json_pins(const struct pg_explanation *e)
+{
+	char pin[PG_PATH_MAX + 2];
+	size_t i;
+
+	fputs(",\"pinned\":[", stdout);
+	for (i = 0; e->inside && i < e->npins; i++) {
+		snprintf(pin, sizeof(pin), "%.*s", (int)e->pins[i], e->name);
+		if (i)
+			putchar(',');
+		cli_json_string(stdout, pin);
+	}
+	putchar(']');
+}
+
+/* One JSON object a line: what explain prints, for programs. */
+static int explain_json(pg_root *root, const char *raw)
+{
+	struct pg_explanation *e = calloc(1, sizeof(*e));
+	struct pg_verdict rv;
+	int rc;
+
+	if (!e) {
+		perror("pathgate");
+		return CLI_USAGE;
+	}
+	if (pg_root_explain(root, raw, e) < 0) {
+		cli_print_refusal(stderr, raw);
+		free(e);
+		return CLI_REFUSED;
+	}
+	fputs("{\"path\":", stdout);
+	cli_json_string(stdout, raw);
+	json_key("name", e->abs);
+	printf(",\"inside\":%s", e->inside ? "true" : "false");
+	json_key("decision", access_name[e->access]);
+	json_key("rule", e->has_rule ? e->rule : NULL);
+	json_key("capped_by", e->cap[0] ? e->cap : NULL);
+	json_ops(root, e, &rv);
+	json_pins(e);
+	fputs("}\n", stdout);
+	rc = e->access == PG_DENY || (!rv.allowed && rv.name) ? CLI_REFUSED : CLI_OK;
+	free(e);
+	return rc;
+}
+
 int explain_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, CLI_OPT_ROOT },
 		{ "policy", required_argument, NULL, CLI_OPT_POLICY },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_workspace ws = { 0 };
+	bool json = false;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (cli_workspace_option(&ws, c, optarg))
 			continue;
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
 		if (c == 'h') {
 			cli_help("explain", stdout);
 			return CLI_OK;
@@ -275,7 +364,7 @@ int explain_main(int argc, char **argv)
 	if (rc == CLI_OK) {
 		char *path = cli_workspace_path(&ws, argv[optind]);
 
-		rc = path ? explain_one(ws.root, path) : CLI_USAGE;
+		rc = !path ? CLI_USAGE : json ? explain_json(ws.root, path) : explain_one(ws.root, path);
 		free(path);
 	}
 	cli_workspace_close(&ws);
@@ -321,6 +410,91 @@ static void print_plan(const pg_plan *plan, bool argv_too)
 	}
 }
 
+/* ---------------------------------------------------------- plan --json */
+
+static void json_seams(const char *key, const pg_plan *plan, size_t count,
+		       const struct pg_seam *(*at)(const pg_plan *, size_t))
+{
+	size_t i;
+
+	printf(",\"%s\":[", key);
+	for (i = 0; i < count; i++) {
+		const struct pg_seam *s = at(plan, i);
+
+		fputs(i ? ",{\"path\":" : "{\"path\":", stdout);
+		cli_json_string(stdout, s->path);
+		json_key("why", s->why);
+		json_key("rule", s->rule);
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static void json_mounts(const pg_plan *plan)
+{
+	size_t i, n = pg_plan_envelope(plan) == PG_ENVELOPE_BWRAP ? pg_plan_mount_count(plan) : 0;
+
+	fputs(",\"mounts\":[", stdout);
+	for (i = 0; i < n; i++) {
+		const struct pg_mount *m = pg_plan_mount(plan, i);
+
+		fputs(i ? ",{\"op\":" : "{\"op\":", stdout);
+		cli_json_string(stdout, m->op);
+		json_key("src", m->src);
+		json_key("dest", m->dest);
+		json_key("why", m->why);
+		json_key("rule", m->rule);
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static void json_grants(const pg_plan *plan)
+{
+	size_t i;
+
+	fputs(",\"grants\":[", stdout);
+	for (i = 0; i < pg_plan_grant_count(plan); i++) {
+		const struct pg_grant *g = pg_plan_grant(plan, i);
+
+		fputs(i ? ",{\"access\":" : "{\"access\":", stdout);
+		cli_json_string(stdout, g->access);
+		json_key("path", g->path);
+		json_key("why", g->why);
+		json_key("rule", g->rule);
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static void json_argv(const pg_plan *plan)
+{
+	char *const *av = pg_plan_argv(plan);
+	size_t i;
+
+	fputs(",\"argv\":[", stdout);
+	for (i = 0; av && av[i]; i++) {
+		if (i)
+			putchar(',');
+		cli_json_string(stdout, av[i]);
+	}
+	putchar(']');
+}
+
+/* The plan as one JSON object: the envelope, its grants or mounts, the
+ * seams and skipped names, and (with --argv) the launcher's argv. */
+static void print_plan_json(const pg_plan *plan, bool argv_too)
+{
+	printf("{\"envelope\":\"%s\"", pg_plan_envelope(plan) == PG_ENVELOPE_BWRAP ? "bwrap" : "landlock");
+	json_grants(plan);
+	json_mounts(plan);
+	json_seams("seams", plan, pg_plan_seam_count(plan), pg_plan_seam);
+	json_seams("skipped", plan, pg_plan_skip_count(plan), pg_plan_skip);
+	if (argv_too)
+		json_argv(plan);
+	fputs("}\n", stdout);
+}
+
 int plan_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -329,11 +503,12 @@ int plan_main(int argc, char **argv)
 		{ "argv", no_argument, NULL, 'a' },
 		{ "envelope", required_argument, NULL, 'v' },
 		{ "accept-weaker", no_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_workspace ws = { 0 };
-	bool argv_too = false;
+	bool argv_too = false, json = false;
 	unsigned flags = 0;
 	pg_plan *plan;
 	int c, rc;
@@ -343,6 +518,10 @@ int plan_main(int argc, char **argv)
 			continue;
 		if (c == 'a') {
 			argv_too = true;
+			continue;
+		}
+		if (c == 'j') {
+			json = true;
 			continue;
 		}
 		if (c == 'v' && cli_envelope_flags(optarg, &flags) == 0)
@@ -372,7 +551,10 @@ int plan_main(int argc, char **argv)
 			cli_print_refusal(stderr, "plan");
 			rc = cli_sandbox_refused() ? CLI_SANDBOX : CLI_USAGE;
 		} else {
-			print_plan(plan, argv_too);
+			if (json)
+				print_plan_json(plan, argv_too);
+			else
+				print_plan(plan, argv_too);
 			pg_plan_free(plan);
 		}
 	}

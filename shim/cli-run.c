@@ -143,11 +143,57 @@ static int find_command(const char *cmd, char **found)
 /* Where the envelope's child finds the preload: in its private /tmp. */
 #define PRELOAD_IN_ENVELOPE "/tmp/.pathgate/libpathgate-preload.so"
 
+/* The preload's place relative to the prefix, "lib/pathgate/...": an
+ * installed tree that was moved (a DESTDIR staging, a relocated package)
+ * keeps bin/ and lib/ together; NULL when pkglibdir is not beneath the
+ * prefix bindir lies in. */
+static const char *preload_below_prefix(void)
+{
+	const char *slash = strrchr(PG_BINDIR, '/');
+	size_t n = slash ? (size_t)(slash - PG_BINDIR) : 0;
+
+	if (!n || strncmp(PG_PRELOAD_PATH, PG_BINDIR, n) != 0 || PG_PRELOAD_PATH[n] != '/')
+		return NULL;
+	return PG_PRELOAD_PATH + n + 1;
+}
+
+/* The preload beside this executable: its directory's parent, then the
+ * preload's place beneath the prefix.  Into BUF; NULL when it is not
+ * there. */
+static const char *preload_beside_exe(char *buf, size_t size)
+{
+	const char *below = preload_below_prefix();
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	int i;
+
+	if (!below || len <= 0)
+		return NULL;
+	exe[len] = '\0';
+	for (i = 0; i < 2; i++) {
+		slash = strrchr(exe, '/');
+		if (!slash)
+			return NULL;
+		*slash = '\0';
+	}
+	if ((size_t)snprintf(buf, size, "%s/%s", exe, below) >= size || access(buf, R_OK) != 0)
+		return NULL;
+	return buf;
+}
+
+/* PATHGATE_PRELOAD, else the preload installed beside this executable,
+ * else the configured path. */
 static const char *preload_path(void)
 {
+	static char beside[PATH_MAX];
 	const char *env = getenv("PATHGATE_PRELOAD");
 
-	return env && *env ? env : PG_PRELOAD_PATH;
+	if (env && *env)
+		return env;
+	if (!beside[0] && !preload_beside_exe(beside, sizeof(beside)))
+		snprintf(beside, sizeof(beside), "%s", PG_PRELOAD_PATH);
+	return beside;
 }
 
 /* The policy file's text, for a preload that cannot see the file (the

@@ -46,6 +46,9 @@ char *cli_workspace_path(const struct cli_workspace *ws, const char *path);
 
 /* The refusal of the last library call, as "name: rule" for messages. */
 void cli_print_refusal(FILE *out, const char *what);
+/* The same, after every error of a policy that did not parse
+ * (pg_policy_errors: "FILE:LINE: message" each). */
+void cli_print_policy_refusal(FILE *out, const char *what);
 /* True when the last library call refused because no envelope can be
  * built here (exec.sandbox-unavailable): run and plan exit 125. */
 bool cli_sandbox_refused(void);
@@ -53,6 +56,10 @@ bool cli_sandbox_refused(void);
 /* S as a JSON string (quotes included).  Bytes that are not UTF-8 are
  * written as \u00XX escapes so the output is always valid JSON. */
 void cli_json_string(FILE *out, const char *s);
+/* A verdict's fields (",\"allowed\":..., \"rule\":...") after an object's
+ * first field, as check --json writes them. */
+struct pg_verdict;
+void cli_json_verdict_fields(FILE *out, const struct pg_verdict *v);
 
 /* The subcommands other than check and policy, each in its own file. */
 int explain_main(int argc, char **argv);

@@ -26,10 +26,10 @@ const char cli_usage_text[] =
 "                   judge each PATH without acting; '-' reads paths from\n"
 "                   stdin (one a line, -0: NUL-separated) and prints a\n"
 "                   verdict for each on stdout\n"
-"  explain [--root DIR] [--policy FILE] PATH\n"
+"  explain [--root DIR] [--policy FILE] [--json] PATH\n"
 "                   which rule decides PATH, the names it covers, the\n"
 "                   pinned directories, and what holds the decision\n"
-"  plan [--root DIR] [--policy FILE] [--argv]\n"
+"  plan [--root DIR] [--policy FILE] [--argv] [--json]\n"
 "       [--envelope=auto|bwrap|landlock] [--accept-weaker]\n"
 "                   the envelope: one mount a line with its rule, the seams\n"
 "                   (Landlock: one grant a line)\n"
@@ -93,6 +93,15 @@ void cli_print_refusal(FILE *out, const char *what)
 		fprintf(out, "pathgate: %s: %s\n", what, r->name);
 	else
 		fprintf(out, "pathgate: %s: %s\n", what, strerror(errno));
+}
+
+void cli_print_policy_refusal(FILE *out, const char *what)
+{
+	const struct pg_refusal *r = pg_last_refusal();
+
+	if (r->code == PG_REFUSAL_POLICY_INVALID)
+		fputs(pg_policy_errors(), out);
+	cli_print_refusal(out, what);
 }
 
 bool cli_sandbox_refused(void)
@@ -175,7 +184,7 @@ static int load_policy(struct cli_workspace *ws)
 	}
 	/* The preload is handed the policy by the name in ws->source. */
 	if (pg_policy_discover(ws->policy, ws->root_dir, ws->policy_file, NULL, &ws->source) < 0) {
-		cli_print_refusal(stderr, ws->source ? ws->source
+		cli_print_policy_refusal(stderr, ws->source ? ws->source
 				  : ws->policy_file ? ws->policy_file : "the embedded default policy");
 		return CLI_USAGE;
 	}
@@ -306,26 +315,33 @@ static const char *verdict_why(const struct pg_verdict *v)
 	return v->name ? "no rule covers it" : strerror(v->err);
 }
 
+/* V's fields, after an object's first one: the same shape in check's,
+ * explain's and every other verdict JSON. */
+void cli_json_verdict_fields(FILE *out, const struct pg_verdict *v)
+{
+	if (v->allowed) {
+		fputs(",\"allowed\":true", out);
+	} else {
+		fputs(",\"allowed\":false,\"refusal\":", out);
+		if (v->name)
+			cli_json_string(out, v->name);
+		else
+			fputs("null", out);
+		fprintf(out, ",\"errno\":\"%s\"", errno_name(v->err));
+		if (!v->name) {
+			fputs(",\"error\":", out);
+			cli_json_string(out, strerror(v->err));
+		}
+	}
+	fputs(",\"rule\":", out);
+	cli_json_string(out, v->rule);
+}
+
 static void print_json_verdict(const char *path, const struct pg_verdict *v)
 {
 	fputs("{\"path\":", stdout);
 	cli_json_string(stdout, path);
-	if (v->allowed) {
-		fputs(",\"allowed\":true", stdout);
-	} else {
-		fputs(",\"allowed\":false,\"refusal\":", stdout);
-		if (v->name)
-			cli_json_string(stdout, v->name);
-		else
-			fputs("null", stdout);
-		printf(",\"errno\":\"%s\"", errno_name(v->err));
-		if (!v->name) {
-			fputs(",\"error\":", stdout);
-			cli_json_string(stdout, strerror(v->err));
-		}
-	}
-	fputs(",\"rule\":", stdout);
-	cli_json_string(stdout, v->rule);
+	cli_json_verdict_fields(stdout, v);
 	fputs("}\n", stdout);
 }
 
@@ -596,7 +612,7 @@ static int policy_check_file(const char *file)
 	int rc = CLI_OK;
 
 	if (!p || pg_policy_load(p, file) < 0) {
-		cli_print_refusal(stderr, file);
+		cli_print_policy_refusal(stderr, file);
 		rc = CLI_USAGE;
 	} else {
 		printf("%s: %zu rules\n", file, pg_policy_rule_count(p));

@@ -4,7 +4,8 @@
  * lands (inside the root, or a host path judged by the absolute rules).
  * PATHGATE_POLICY_TEXT carries the policy's text where its file is out of
  * sight.  preload-open.c, -stat.c, -names.c, -attr.c, -dir.c and -exec.c
- * hold the interposers.
+ * hold the interposers; preload-more.c the rest of the path-taking calls
+ * (tests/preload-symbols.txt).
  *
  * Not a boundary: a program that makes raw syscalls, or a static binary,
  * never meets it.  It gives the confined program precise, ordinary errors

@@ -9,7 +9,7 @@ bin_PROGRAMS += shim/pathgate
 shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
 	shim/cli-run.c shim/srt.c shim/srt.h
 shim_pathgate_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
-	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"'
+	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"' -DPG_BINDIR='"$(bindir)"'
 shim_pathgate_LDADD = lib/libpathgate-internal.la $(JSONC_LIBS)
 # The preload's path is baked into cli-run's object: a configure with
 # another --prefix rewrites Makefile, and the object must follow it, or
@@ -21,7 +21,8 @@ shim/pathgate-cli-run.$(OBJEXT): Makefile
 pkglib_LTLIBRARIES = shim/libpathgate-preload.la
 shim_libpathgate_preload_la_SOURCES = shim/preload.c shim/preload.h \
 	shim/preload-open.c shim/preload-stat.c shim/preload-names.c \
-	shim/preload-attr.c shim/preload-dir.c shim/preload-exec.c
+	shim/preload-attr.c shim/preload-dir.c shim/preload-exec.c \
+	shim/preload-more.c
 # glibc marks path arguments nonnull; programs pass NULL anyway, and the
 # guard must see it rather than have the check optimised away.
 shim_libpathgate_preload_la_CFLAGS = $(AM_CFLAGS) -fno-delete-null-pointer-checks
@@ -50,14 +51,18 @@ TESTS += tests/test_batch
 # fds, threads), for test_preload.sh.
 check_PROGRAMS += tests/preload_probe
 tests_preload_probe_SOURCES = tests/preload_probe.c
-tests_preload_probe_LDADD = -lpthread
+tests_preload_probe_LDADD = -lpthread -ldl
 
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
 	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh \
 	tests/test_run_holes.sh
 dist_check_SCRIPTS += $(shim_tests)
-EXTRA_DIST += tests/shim-lib.sh
+EXTRA_DIST += tests/shim-lib.sh tests/preload-symbols.sh tests/preload-symbols.txt
 TESTS += $(shim_tests)
+
+# Where the preload is installed, for the relocated-install case of
+# test_cli_conventions.sh.
+AM_TESTS_ENVIRONMENT += PG_BINDIR='$(bindir)' PG_PKGLIBDIR='$(pkglibdir)'; export PG_BINDIR PG_PKGLIBDIR;
 
 # An ASan-instrumented preload cannot load into uninstrumented programs:
 # the preload tests skip in a sanitizer build and say so.

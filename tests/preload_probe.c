@@ -9,19 +9,30 @@
  *                          be refused
  *   threads                8 threads, each 500 times: open .env (refused),
  *                          open file.txt (works), stat both
+ *   call NAME PATH         make the one path-taking libc call NAME on PATH
+ *                          (preload-more.c's calls): exit 0 when it works,
+ *                          else 1 after perror(NAME)
  *
  * Exit 0 when every expectation held; the child's status for the
  * exec cases. */
 #include "config.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <fts.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/ipc.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +129,102 @@ static int threads(void)
 	return rc;
 }
 
+static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path, (void)st, (void)type, (void)ftw;
+	return 0;
+}
+
+static int ftw_entry(const char *path, const struct stat *st, int type)
+{
+	(void)path, (void)st, (void)type;
+	return 0;
+}
+
+/* A temporary name made from PATH (a template), removed again. */
+static int temp_call(const char *name, const char *path)
+{
+	char tmpl[4096];
+	int fd = -1;
+
+	snprintf(tmpl, sizeof tmpl, "%s", path);
+	if (strcmp(name, "mkstemp") == 0)
+		fd = mkstemp(tmpl);
+	else if (strcmp(name, "mkostemp") == 0)
+		fd = mkostemp(tmpl, O_CLOEXEC);
+	else if (strcmp(name, "mkstemps") == 0)
+		fd = mkstemps(tmpl, 4);
+	else if (strcmp(name, "mkostemps") == 0)
+		fd = mkostemps(tmpl, 4, O_CLOEXEC);
+	else if (strcmp(name, "mkdtemp") == 0)
+		return mkdtemp(tmpl) && rmdir(tmpl) == 0 ? 0 : -1;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return unlink(tmpl);
+}
+
+static int fts_walk(const char *path)
+{
+	char *argv[] = { (char *)path, NULL };
+	FTS *fts = fts_open(argv, FTS_PHYSICAL, NULL);
+
+	if (!fts)
+		return -1;
+	while (fts_read(fts))
+		;
+	return fts_close(fts);
+}
+
+static int one_call(const char *name, const char *path)
+{
+	struct statfs sfs;
+	struct statvfs svfs;
+	struct dirent **list;
+	char *p;
+	int fd, n;
+
+	if (strncmp(name, "mk", 2) == 0)
+		return temp_call(name, path);
+	if (strcmp(name, "statfs") == 0)
+		return statfs(path, &sfs);
+	if (strcmp(name, "statvfs") == 0)
+		return statvfs(path, &svfs);
+	if (strcmp(name, "ftok") == 0)
+		return ftok(path, 1) == (key_t)-1 ? -1 : 0;
+	if (strcmp(name, "pathconf") == 0)
+		return pathconf(path, _PC_NAME_MAX) < 0 ? -1 : 0;
+	if (strcmp(name, "inotify_add_watch") == 0) {
+		fd = inotify_init1(IN_CLOEXEC);
+		n = inotify_add_watch(fd, path, IN_ALL_EVENTS);
+		close(fd);
+		return n < 0 ? -1 : 0;
+	}
+	if (strcmp(name, "dlopen") == 0)
+		return dlopen(path, RTLD_NOW) ? 0 : (fprintf(stderr, "%s\n", dlerror()), -1);
+	if (strcmp(name, "realpath") == 0 || strcmp(name, "canonicalize_file_name") == 0) {
+		p = name[0] == 'r' ? realpath(path, NULL) : canonicalize_file_name(path);
+		free(p);
+		return p ? 0 : -1;
+	}
+	if (strcmp(name, "nftw") == 0)
+		return nftw(path, walk_entry, 8, FTW_PHYS);
+	if (strcmp(name, "ftw") == 0)
+		return ftw(path, ftw_entry, 8);
+	if (strcmp(name, "fts_open") == 0)
+		return fts_walk(path);
+	if (strcmp(name, "scandirat") == 0) {
+		n = scandirat(AT_FDCWD, path, &list, NULL, alphasort);
+		while (n > 0)
+			free(list[--n]);
+		return n < 0 ? -1 : (free(list), 0);
+	}
+	if (strcmp(name, "remove") == 0)
+		return remove(path);
+	errno = ENOSYS;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "vfork-exec") == 0)
@@ -128,6 +235,13 @@ int main(int argc, char **argv)
 		return clobber_fds();
 	if (argc == 2 && strcmp(argv[1], "threads") == 0)
 		return threads();
-	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads\n");
+	if (argc == 4 && strcmp(argv[1], "call") == 0) {
+		errno = 0;
+		if (one_call(argv[2], argv[3]) == 0)
+			return 0;
+		perror(argv[2]);
+		return 1;
+	}
+	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads | call NAME PATH\n");
 	return 2;
 }

@@ -41,6 +41,18 @@ printf 'write .\nwrit docs\n' > "$SCRATCH/bad"
 expect_status 2 "a policy that does not parse" pg check --root "$W" --policy "$SCRATCH/bad" file.txt
 expect_in "$ERR" "policy.invalid" "bad policy: named refusal"
 expect_in "$ERR" "line 2" "bad policy: names the line"
+# Every error, not only the first, as FILE:LINE: message; in any command.
+printf 'write .\nwrit docs\nread a b\n# fine\ndeny\nread ok\n' > "$SCRATCH/bad3"
+for cmd in "policy --check $SCRATCH/bad3" "check --root $W --policy $SCRATCH/bad3 file.txt" \
+	   "explain --root $W --policy $SCRATCH/bad3 file.txt" "plan --root $W --policy $SCRATCH/bad3"; do
+	expect_status 2 "$cmd: a policy with three errors" pg $cmd
+	expect_in "$ERR" "$SCRATCH/bad3:2: unknown rule word 'writ'" "$cmd: the first error"
+	expect_in "$ERR" "$SCRATCH/bad3:3: a word after the path: 'b'" "$cmd: the second error"
+	expect_in "$ERR" "$SCRATCH/bad3:5: 'deny' without a path" "$cmd: the third error"
+	[ "$(echo "$ERR" | grep -c "^$SCRATCH/bad3:")" -eq 3 ] && ok || fail "$cmd: not three error lines: $ERR"
+done
+expect_status 0 "a good policy after a bad one" pg policy --check "$POL"
+expect_not_in "$ERR" "bad3" "the errors of an earlier parse are not shown again"
 expect_status 2 "a missing policy file" pg check --root "$W" --policy "$SCRATCH/none" file.txt
 expect_status 2 "a missing root" pg check --root "$SCRATCH/none" --policy "$POL" file.txt
 

@@ -89,4 +89,55 @@ OUT=$(cd "$W" && PATHGATE_LOG=1 "$PATHGATE" run -- cat .env 2>&1)
 expect_in "$OUT" "pathgate-preload: open .env" "PATHGATE_LOG from the caller"
 OUT=$(cd "$W" && "$PATHGATE" run -- true 2>&1)
 [ -z "$OUT" ] && ok || fail "a run without refusals printed: $OUT"
+# ---- explain --json and plan --json: one JSON object, names escaped as
+# check --json escapes them (a byte that is not UTF-8 as \udcXX)
+json_ok() { printf '%s' "$1" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null; }
+if command -v python3 >/dev/null 2>&1; then
+	expect_status 1 "explain --json .env" pg explain --root "$W" --json .env
+	json_ok "$OUT" && ok || fail "explain --json is not JSON: $OUT"
+	expect_in "$OUT" '"decision":"deny"' "explain --json: the decision"
+	expect_in "$OUT" '"read":{"op":"read","allowed":false,"refusal":"workspace.denied","errno":"EACCES"' \
+		"explain --json: each op a check --json verdict"
+	expect_status 0 "explain --json a/b/file.txt" pg explain --root "$W" --json a/b/file.txt
+	json_ok "$OUT" && ok || fail "explain --json (allowed) is not JSON: $OUT"
+	expect_in "$OUT" '"inside":true' "explain --json: inside"
+	BAD=$(printf 'a/\377x')
+	pg explain --root "$W" --json "$BAD" > "$SCRATCH/ej" 2>/dev/null
+	OUT=$(cat "$SCRATCH/ej")
+	json_ok "$OUT" && ok || fail "explain --json of a non-UTF-8 name is not JSON: $OUT"
+	expect_in "$OUT" '"path":"a/\udcffx"' "explain --json escapes a non-UTF-8 byte as check --json does"
+	OUT=$(pg explain --root "$W" --json /etc/hostname 2>/dev/null)
+	expect_in "$OUT" '"ops":null' "explain --json: a host name has no library ops"
+	for env in bwrap landlock; do
+		OUT=$(pg plan --root "$W" --json --argv --envelope=$env --accept-weaker 2>"$SCRATCH/pe")
+		st=$?
+		if [ $st -eq 125 ]; then
+			echo "the $env envelope is unavailable here: plan --json for it not run"
+			continue
+		fi
+		[ $st -eq 0 ] && ok || fail "plan --json --envelope=$env: exit $st: $(cat "$SCRATCH/pe")"
+		json_ok "$OUT" && ok || fail "plan --json ($env) is not JSON: $OUT"
+		expect_in "$OUT" "{\"envelope\":\"$env\"" "plan --json names the envelope ($env)"
+		expect_in "$OUT" '"seams":[' "plan --json lists the seams ($env)"
+		expect_in "$OUT" '"argv":["' "plan --json --argv gives the argv ($env)"
+	done
+else
+	echo "python3 is not installed: the JSON of explain and plan is not parsed"
+fi
+
+# ---- an installed tree that was moved: run finds the preload beside its
+# own executable (bin/../lib/pathgate), not at the configured path
+if [ -n "$PG_BINDIR" ] && [ -n "$PG_PKGLIBDIR" ] && [ -z "$PG_SANITIZERS" ] &&
+   [ "${PG_PKGLIBDIR#"$(dirname "$PG_BINDIR")"/}" != "$PG_PKGLIBDIR" ] && [ ! -e "$PG_PKGLIBDIR/libpathgate-preload.so" ]; then
+	R="$SCRATCH/moved"
+	mkdir -p "$R/bin" "$R/${PG_PKGLIBDIR#"$(dirname "$PG_BINDIR")"/}"
+	cp "$PATHGATE" "$R/bin/pathgate"
+	cp "$PRELOAD" "$R/${PG_PKGLIBDIR#"$(dirname "$PG_BINDIR")"/}/libpathgate-preload.so"
+	OUT=$(cd "$W" && env -u PATHGATE_PRELOAD "$R/bin/pathgate" run --no-envelope -- cat .env 2>&1)
+	expect_in "$OUT" "Permission denied" "a moved install finds its preload beside bin/"
+	expect_not_in "$OUT" "TOKEN" "a moved install: .env not leaked"
+else
+	echo "the configured pkglibdir is not beneath bindir's prefix, or a preload is installed there: the moved-install case is not run"
+fi
+
 finish

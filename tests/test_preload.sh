@@ -170,6 +170,54 @@ allowed "vfork + execv of an allowed file" "$PROBE" vfork-exec file.txt
 allowed "every fd clobbered, then closed" "$PROBE" clobber-fds
 allowed "8 threads open and stat" "$PROBE" threads
 
+# preload-more.c: each call refused on a denied name, working on an
+# ordinary one (libc would reach the kernel through its internal entry
+# points here, out of the guard's sight).
+# A small library that loads anywhere (the preload itself cannot be
+# dlopened: its TLS is initial-exec).
+LIBM=$(dirname "$(ldd /bin/sh | awk '/libc\.so\.6/ { print $3 }')")/libm.so.6
+cp "$LIBM" "$W/lib.so"
+cp "$LIBM" "$W/secrets/lib.so"
+for call in mkstemp mkostemp mkdtemp; do
+	denied "$PD" "$call in secrets/" "$PROBE" call $call secrets/tXXXXXX
+	allowed "$call in the workspace" "$PROBE" call $call dir/tXXXXXX
+done
+for call in mkstemps mkostemps; do
+	denied "$PD" "$call of a .key in secrets/" "$PROBE" call $call secrets/tXXXXXX.key
+	allowed "$call in the workspace" "$PROBE" call $call dir/tXXXXXX.key
+done
+for call in statfs statvfs pathconf inotify_add_watch realpath canonicalize_file_name ftok; do
+	denied "$PD" "$call of .env" "$PROBE" call $call .env
+	denied "$PD" "$call of secrets/key" "$PROBE" call $call secrets/key
+	allowed "$call of file.txt" "$PROBE" call $call file.txt
+done
+denied "$PD" "dlopen of secrets/lib.so" "$PROBE" call dlopen ./secrets/lib.so
+allowed "dlopen of lib.so" "$PROBE" call dlopen ./lib.so
+for call in nftw ftw fts_open scandirat; do
+	denied "$PD" "$call of secrets" "$PROBE" call $call secrets
+	allowed "$call of dir" "$PROBE" call $call dir
+done
+denied "$PD" "remove .env" "$PROBE" call remove .env
+denied "$PD" "remove secrets/key" "$PROBE" call remove secrets/key
+allowed "remove lib.so" "$PROBE" call remove lib.so
+[ ! -e "$W/lib.so" ] && ok || fail "remove lib.so: still there"
+mkdir "$W/gone"
+allowed "remove an empty directory" "$PROBE" call remove gone
+[ ! -e "$W/gone" ] && ok || fail "remove gone: still there"
+rm -f "$W/secrets/lib.so"
+
+# Every path-taking symbol the installed glibc exports is covered or
+# left out for a stated reason (tests/preload-symbols.txt).
+LIST="$top_srcdir/tests/preload-symbols.txt"
+for sym in $(sh "$top_srcdir/tests/preload-symbols.sh"); do
+	grep -qE "^$sym[[:space:]]+(covered|left out: .+)\$" "$LIST" && ok ||
+		fail "$sym: a path-taking libc symbol in neither state in preload-symbols.txt"
+done
+EXPORTED=$(nm -D --defined-only "$PRELOAD" | awk '$2 == "T" { print $3 }')
+for sym in $(awk '$2 == "covered" { print $1 }' "$LIST"); do
+	echo "$EXPORTED" | grep -qx "$sym" && ok || fail "$sym: listed covered, not exported by the preload"
+done
+
 # tar extraction: the archive's .env is refused, its other files land.
 mkdir -p "$SCRATCH/src"
 echo evil > "$SCRATCH/src/.env"
