@@ -143,6 +143,11 @@ bool pg_plan_in_made_tmpfs(const struct pg_plan *pl, const char *path);
 const char *pg_region_name(enum region r);
 /* Re-index after the mounts were reordered. */
 void pg_plan_reindex(struct pg_plan *pl);
+/* DIR (absolute, or relative to the working directory) opened O_PATH,
+ * refusing a symlink in any component: openat2, else a walk one
+ * component at a time.  The fd, or -1 with errno set. */
+int pg_open_dir_nofollow(const char *dir);
+
 /* /tmp itself, /dev and /proc belong to the envelope. */
 bool pg_envelope_owned(const char *path);
 

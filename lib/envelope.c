@@ -168,35 +168,6 @@ static void note_rules(struct pg_plan *pl, pg_root *root)
 
 /* ---------------------------------------------------------------- pins */
 
-/* Open DIR refusing a symlink in any component (openat2, else a walk
- * component by component); the fd or -1. */
-static int open_verified_dir(const char *dir)
-{
-	int fd = pg_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-			    RESOLVE_NO_SYMLINKS);
-	char *copy, *save = NULL, *tok;
-
-	if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN))
-		return fd;
-	copy = strdup(dir);
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (!copy) {
-		if (fd >= 0)
-			close(fd);
-		errno = ENOMEM;
-		return -1;
-	}
-	for (tok = strtok_r(copy, "/", &save); tok && fd >= 0; tok = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, tok, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int err = errno;
-
-		close(fd);
-		fd = next;
-		errno = err;
-	}
-	free(copy);
-	return fd;
-}
 
 /* A pin is a read-only self-bind beneath every mount over a host view; with
  * no host view beneath it, a writable self-bind right after its region's
@@ -206,7 +177,7 @@ static void pin_dir(struct pg_plan *pl, const char *dir, size_t nregion, const c
 {
 	size_t region = pg_plan_region_mount(pl, dir, nregion);
 	struct plan_mount *m;
-	int fd = open_verified_dir(dir);
+	int fd = pg_open_dir_nofollow(dir);
 
 	if (fd < 0) {
 		pg_plan_note(pl, false, dir, rule,

@@ -89,30 +89,6 @@ int pg_plan_shows_file(const pg_plan *plan, const char *path)
 
 /* ------------------------------------- writes after the child (10.2) */
 
-/* DIR opened refusing a symlink in any component: openat2, else a walk
- * one component at a time. */
-static int open_dir_nofollow(const char *dir)
-{
-	int fd = pg_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	char *copy, *save = NULL, *tok;
-
-	if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN))
-		return fd;
-	if (!(copy = strdup(dir)))
-		return -1;
-	fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (tok = strtok_r(copy, "/", &save); tok && fd >= 0; tok = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, tok, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int err = errno;
-
-		close(fd);
-		fd = next;
-		errno = err;
-	}
-	free(copy);
-	return fd;
-}
 
 int pg_create_guarded(const char *path, mode_t mode)
 {
@@ -130,7 +106,7 @@ int pg_create_guarded(const char *path, mode_t mode)
 	base = slash ? slash + 1 : copy;
 	if (slash && slash != copy)
 		*slash = '\0';
-	dfd = *base ? open_dir_nofollow(dir) : -1;
+	dfd = *base ? pg_open_dir_nofollow(dir) : -1;
 	if (!*base)
 		errno = EISDIR;
 	if (dfd >= 0)
@@ -181,7 +157,7 @@ static int quarantine(const char *path, char *as, size_t size)
 		return -1;
 	}
 	*slash = '\0';
-	dfd = open_dir_nofollow(copy);
+	dfd = pg_open_dir_nofollow(copy);
 	for (unsigned n = 0; dfd >= 0 && n < 100; n++) {
 		if (n)
 			snprintf(as, size, "%s.pathgate-quarantine-%ld-%u", slash + 1, (long)getpid(), n);

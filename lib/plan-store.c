@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "envelope-plan.h"
+#include "resolve.h"
 
 void *pg_plan_grow(void *p, size_t *cap, size_t need, size_t size)
 {
@@ -66,6 +67,31 @@ char *pg_parent_of(const char *path)
 bool pg_envelope_owned(const char *path)
 {
 	return strcmp(path, "/tmp") == 0 || pg_covers("/dev", path) || pg_covers("/proc", path);
+}
+
+/* DIR opened refusing a symlink in any component: openat2, else a walk
+ * one component at a time. */
+int pg_open_dir_nofollow(const char *dir)
+{
+	int fd = pg_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	char *copy, *save = NULL, *tok;
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN))
+		return fd;
+	if (!(copy = strdup(dir)))
+		return -1;
+	fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (tok = strtok_r(copy, "/", &save); tok && fd >= 0; tok = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, tok, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = errno;
+
+		close(fd);
+		fd = next;
+		errno = err;
+	}
+	free(copy);
+	return fd;
 }
 
 /* ------------------------------------------------------ the mount index */

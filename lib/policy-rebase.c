@@ -31,8 +31,8 @@ struct rebase {
 	char         path[PG_PATH_MAX + 1];
 };
 
-static bool comp_matches(const struct pg_rule *r, const char *pat, size_t plen,
-			 const char *name, size_t nlen)
+bool pg_rule_component_matches(const struct pg_rule *r, const char *pat, size_t plen,
+			       const char *name, size_t nlen)
 {
 	char fp[PG_FOLD_MAX], fn[PG_FOLD_MAX];
 	size_t a, b;
@@ -86,7 +86,7 @@ static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *
 				continue;
 			if (dstar(rb->pat[i], rb->plen[i]))
 				rb->next[i] = any = true;
-			else if (comp_matches(r, rb->pat[i], rb->plen[i], rb->root[ri], rb->rlen[ri]))
+			else if (pg_rule_component_matches(r, rb->pat[i], rb->plen[i], rb->root[ri], rb->rlen[ri]))
 				rb->next[i + 1] = any = true;
 		}
 		if (!any)

@@ -102,6 +102,14 @@ bool pg_policy_pinned(const pg_policy *p, const char *path, size_t len);
  * the host with this).  Allocates nothing. */
 bool pg_policy_decides_beneath(const pg_policy *p, const char *path, size_t len);
 
+/* Does one pattern component PAT (PLEN bytes) of rule R match the name
+ * component NAME (NLEN bytes), as the judge matches: deny and read by
+ * collision class (with '?' as pg_glob_match_folded has it), write as
+ * stored?  For code that runs a rule over a path of its own (rebasing a
+ * policy onto a root or a sub-root). */
+bool pg_rule_component_matches(const struct pg_rule *r, const char *pat, size_t plen,
+			       const char *name, size_t nlen);
+
 /* Render a rule for messages: "deny .env (file.pg:4)". */
 void pg_rule_render(const struct pg_rule *r, char *buf, size_t size);
 

@@ -46,22 +46,6 @@ static bool dstar(const char *c, size_t len)
 	return len == 2 && c[0] == '*' && c[1] == '*';
 }
 
-/* As the judge matches: deny and read by collision class, write as stored. */
-static bool comp_matches(const struct pg_rule *r, const char *pat, size_t plen,
-			 const char *name, size_t nlen)
-{
-	char fp[PG_FOLD_MAX], fn[PG_FOLD_MAX];
-	size_t a, b;
-
-	if (r->access == PG_WRITE)
-		return pg_glob_match(pat, plen, name, nlen);
-	a = pg_fold(pat, plen, fp, sizeof(fp));
-	b = pg_fold(name, nlen, fn, sizeof(fn));
-	if (a == (size_t)-1 || b == (size_t)-1)
-		return pg_glob_match(pat, plen, name, nlen);
-	return pg_glob_match(fp, a, fn, b);
-}
-
 static void close_dstar(struct cover *c, bool *set, unsigned npat)
 {
 	for (unsigned i = 0; i < npat; i++)
@@ -95,7 +79,7 @@ static bool rule_covers(struct cover *c, const struct pg_rule *r, const struct p
 				continue;
 			if (dstar(c->pat[i], c->plen[i]))
 				c->next[i] = true;
-			else if (comp_matches(r, c->pat[i], c->plen[i], s->buf + s->off[k],
+			else if (pg_rule_component_matches(r, c->pat[i], c->plen[i], s->buf + s->off[k],
 					      pg_path_comp_len(s, k)))
 				c->next[i + 1] = true;
 		}

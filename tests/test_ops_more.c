@@ -548,6 +548,18 @@ static void test_open_at(void **state)
 	REFUSED(f, pg_open(sub, "x/SECRET", O_RDONLY, 0), "workspace.denied", PG_REFUSAL_DENIED,
 		EACCES);
 	pg_root_close(sub);
+
+	/* The sub-root matches as the judge does: '?' in a final rule above
+	 * it stands for what one character folds to ("ss" for U+00DF). */
+	tu_build(f->ws, "d qssq\nf qssq/plain p\n");
+	root_with(f, "write .\nread! q?q\n");
+	sub = pg_root_open_at(f->root, "qssq", g_flags);
+	assert_non_null(sub);
+	snap(f);
+	REFUSED(f, pg_write_file(sub, "plain", "x", 1, 0644), "workspace.read-only",
+		PG_REFUSAL_READ_ONLY, EROFS);
+	same_verdicts(f->root, sub, "qssq");
+	pg_root_close(sub);
 }
 
 /* NULL and over-long arguments: an error, never a crash. */
