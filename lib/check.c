@@ -83,11 +83,11 @@ static int finish_fast(pg_root *root, const char *path, const char *name, size_t
 
 	if (!pg_judge_needs_identity(root, op) && op != PG_OP_DELETE)
 		return 0;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_NLINK, &stx) < 0)
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_NLINK | STATX_CTIME,
+		  &stx) < 0)
 		return -1;
 	if (!S_ISDIR(stx.stx_mode) && pg_judge_needs_identity(root, op) &&
-	    pg_resolve_identity_locked(root, makedev(stx.stx_dev_major, stx.stx_dev_minor),
-				       stx.stx_ino, stx.stx_nlink, op, path) < 0)
+	    pg_resolve_identity_locked(root, pg_object_of_statx(&stx), op, path) < 0)
 		return -1;
 	if (op == PG_OP_DELETE)
 		return judge_delete(root, path, name, len, &stx, is_root);

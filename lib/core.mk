@@ -4,7 +4,7 @@
 lib_libpathgate_internal_la_SOURCES += \
 	lib/root.c lib/root.h \
 	lib/resolve.c lib/resolve-walk.c lib/resolve-walk.h lib/resolve.h \
-	lib/judge.c lib/judge.h \
+	lib/judge.c lib/judge.h lib/link-map.c lib/link-map.h \
 	lib/ops.c lib/ops-names.c lib/ops.h \
 	lib/atomic.c lib/atomic.h \
 	lib/check.c lib/check.h \
@@ -21,6 +21,12 @@ check_LTLIBRARIES += tests/libtestutil.la
 tests_libtestutil_la_SOURCES = tests/testutil.c tests/testutil.h
 tests_libtestutil_la_CFLAGS = $(TEST_CFLAGS)
 CORE_TEST_LIBS = tests/libtestutil.la $(TEST_LIBS)
+
+check_PROGRAMS += tests/test_links
+tests_test_links_SOURCES = tests/test_links.c
+tests_test_links_CFLAGS = $(TEST_CFLAGS)
+tests_test_links_LDADD = $(CORE_TEST_LIBS)
+TESTS += tests/test_links
 
 check_PROGRAMS += tests/test_ops
 tests_test_ops_SOURCES = tests/test_ops.c

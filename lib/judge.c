@@ -24,15 +24,6 @@ struct pg_identity {
 struct pg_identity_set {
 	size_t             n, cap;
 	struct pg_identity *v;
-	/* The names of the files literal rules named at refresh: looked at
-	 * again when an object with other links misses the set (a denied
-	 * file recreated since, then linked). */
-	char             **files;
-	size_t             nfiles;
-	/* Read-only directories literal rules name: searched (within a budget)
-	 * when a multi-linked object is written and misses the set. */
-	char             **ro_dirs;
-	size_t             nro_dirs;
 };
 
 /* ------------------------------------------------------------ by name */
@@ -136,38 +127,8 @@ void pg_ids_free(struct pg_identity_set *ids)
 {
 	if (!ids)
 		return;
-	for (size_t i = 0; i < ids->nfiles; i++)
-		free(ids->files[i]);
-	free(ids->files);
-	for (size_t i = 0; i < ids->nro_dirs; i++)
-		free(ids->ro_dirs[i]);
-	free(ids->ro_dirs);
 	free(ids->v);
 	free(ids);
-}
-
-static int add_name(char ***list, size_t *n, const char *name)
-{
-	char **v = realloc(*list, (*n + 1) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	*list = v;
-	v[*n] = strdup(name);
-	if (!v[*n])
-		return -1;
-	(*n)++;
-	return 0;
-}
-
-int pg_ids_add_file(struct pg_identity_set *ids, const char *name)
-{
-	return add_name(&ids->files, &ids->nfiles, name);
-}
-
-int pg_ids_add_ro_dir(struct pg_identity_set *ids, const char *name)
-{
-	return add_name(&ids->ro_dirs, &ids->nro_dirs, name);
 }
 
 static int ids_add(struct pg_identity_set *ids, const struct statx *stx,
@@ -228,28 +189,6 @@ void pg_ids_seal(struct pg_identity_set *ids, bool *has_deny, bool *has_read)
 		else
 			*has_read = true;
 	}
-	if (ids->nro_dirs)
-		*has_read = true; /* writes look at their objects */
-}
-
-size_t pg_ids_file_count(const struct pg_identity_set *ids)
-{
-	return ids ? ids->nfiles : 0;
-}
-
-const char *pg_ids_file(const struct pg_identity_set *ids, size_t i)
-{
-	return ids->files[i];
-}
-
-size_t pg_ids_ro_dir_count(const struct pg_identity_set *ids)
-{
-	return ids ? ids->nro_dirs : 0;
-}
-
-const char *pg_ids_ro_dir(const struct pg_identity_set *ids, size_t i)
-{
-	return ids->ro_dirs[i];
 }
 
 /* The strictest entry for (DEV, INO), or NULL. */
@@ -272,17 +211,17 @@ static const struct pg_identity *ids_find(const struct pg_identity_set *ids, dev
 	return NULL;
 }
 
-int pg_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
-			     enum pg_op op, const char *display)
+int pg_judge_identity_locked(pg_root *root, const struct pg_object *obj, enum pg_op op,
+			     const char *display)
 {
 	const struct pg_identity_set *ids = root->ids;
 	const struct pg_identity *e;
 
 	if (!ids)
 		return 0;
-	e = ids_find(ids, dev, ino);
+	e = ids_find(ids, obj->dev, obj->ino);
 	if (!e)
-		return nlink <= 1 ? 0 : PG_JUDGE_LOOK_AGAIN;
+		return obj->nlink <= 1 ? 0 : PG_JUDGE_LOOK_AGAIN;
 	if (e->access >= needed_access(op))
 		return 0;
 	return refuse_link(e->access, e->rule, display);

@@ -1,14 +1,14 @@
 /* judge.h - owns judging: the verdict of a root's policy on a name, and
  * the identity set (the device and inode of each file a literal deny or
- * read rule reaches, the names of those files, the read-only directories
- * the rules name) with the verdict on an object by its identity.
+ * read rule reaches at refresh) with the verdict on an object by its
+ * identity.
  *
  * Judging never resolves.  A name is judged as given; an object by its
- * identity.  When the set misses an object with other links, the rules'
- * names must be looked at again on disk: the judge says so
- * (PG_JUDGE_LOOK_AGAIN) and resolution (resolve.c) does it, handing each
- * other link it finds back here (pg_judge_link_locked).  So calls go
- * root -> resolve -> judge and root -> judge, never back. */
+ * identity.  When the set misses an object with other links, its other
+ * names must be found on disk: the judge says so (PG_JUDGE_LOOK_AGAIN)
+ * and resolution (resolve.c) asks the link map (link-map.c), which
+ * searches the workspace.  So calls go root -> resolve -> judge,
+ * resolve -> link-map, and root -> judge, never back. */
 #ifndef PG_JUDGE_H
 #define PG_JUDGE_H
 
@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include "pathgate.h"
@@ -51,30 +52,44 @@ void   pg_ids_free(struct pg_identity_set *ids);
  * refuses NAME a write (deny or read).  0 or -1 (no memory). */
 int    pg_ids_record(struct pg_identity_set *ids, const pg_policy *policy,
 		     const char *name, size_t len, const struct statx *stx);
-/* The names of the files literal rules named (looked at again on a miss),
- * and the read-only directories they name (searched for other links). */
-int    pg_ids_add_file(struct pg_identity_set *ids, const char *name);
-int    pg_ids_add_ro_dir(struct pg_identity_set *ids, const char *name);
 /* Done adding: sort for lookups; say what the set holds. */
 void   pg_ids_seal(struct pg_identity_set *ids, bool *has_deny, bool *has_read);
-size_t pg_ids_file_count(const struct pg_identity_set *ids);
-const char *pg_ids_file(const struct pg_identity_set *ids, size_t i);
-size_t pg_ids_ro_dir_count(const struct pg_identity_set *ids);
-const char *pg_ids_ro_dir(const struct pg_identity_set *ids, size_t i);
+
+/* An object an operation reached, as identity judging needs it: the
+ * ctime tells whether its links changed since the workspace was searched. */
+struct pg_object {
+	dev_t           dev;
+	ino_t           ino;
+	nlink_t         nlink;
+	struct timespec ctime;
+};
+
+static inline struct pg_object pg_object_of_stat(const struct stat *st)
+{
+	return (struct pg_object){ st->st_dev, st->st_ino, st->st_nlink, st->st_ctim };
+}
+
+static inline struct pg_object pg_object_of_statx(const struct statx *stx)
+{
+	return (struct pg_object){
+		makedev(stx->stx_dev_major, stx->stx_dev_minor), stx->stx_ino, stx->stx_nlink,
+		{ stx->stx_ctime.tv_sec, stx->stx_ctime.tv_nsec } };
+}
 
 /* pg_judge_identity_locked's third answer. */
 #define PG_JUDGE_LOOK_AGAIN 1
 
-/* Judge the object with identity (DEV, INO) and NLINK links, a
- * non-directory an operation reached, for OP, lock held: a hard link to
- * a denied (or, for writes, a read-only) file is refused like the file's
- * own name.  Returns 0 (allowed), -1 (refused, recorded), or
+/* Judge OBJ, a non-directory an operation reached, for OP, lock held: a
+ * hard link to a denied (or, for writes, a read-only) file is refused like
+ * the file's own name.  Returns 0 (allowed), -1 (refused, recorded), or
  * PG_JUDGE_LOOK_AGAIN: the set misses an object with other links, whose
- * other names must be looked at on disk (pg_resolve_identity_locked). */
-int pg_judge_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
-			     enum pg_op op, const char *display);
+ * other names must be looked for on disk (pg_resolve_identity_locked). */
+int pg_judge_identity_locked(pg_root *root, const struct pg_object *obj, enum pg_op op,
+			     const char *display);
 
-/* True when OP on a non-directory must be judged by identity too. */
+/* True when OP on a non-directory must be judged by identity too: the
+ * policy refuses some name in the workspace (has_deny_ids / has_read_ids,
+ * set at refresh). */
 static inline bool pg_judge_needs_identity(const pg_root *root, enum pg_op op)
 {
 	return root->has_deny_ids || (op != PG_OP_READ && root->has_read_ids);

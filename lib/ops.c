@@ -80,8 +80,42 @@ int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *displ
 		return fd;
 	if (fstat(fd, &st) < 0 ||
 	    (!S_ISDIR(st.st_mode) &&
-	     pg_resolve_identity_locked(root, st.st_dev, st.st_ino, st.st_nlink, op,
-					display) < 0)) {
+	     pg_resolve_identity_locked(root, pg_object_of_stat(&st), op, display) < 0)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* O_TRUNC empties a file as it opens it: when the object must first be
+ * judged by identity (another link of a denied file), open without it,
+ * judge the object held, and only then empty it.  A read-only open that
+ * asks for O_TRUNC cannot truncate through its descriptor: the walk
+ * judges such an object before it opens it. */
+static bool defer_trunc(const pg_root *root, int flags, enum pg_op op)
+{
+	return (flags & O_TRUNC) && pg_judge_needs_identity(root, op);
+}
+
+static int open_flags_now(const pg_root *root, int flags, enum pg_op op)
+{
+	return defer_trunc(root, flags, op) && (flags & O_ACCMODE) != O_RDONLY ?
+	       flags & ~O_TRUNC : flags;
+}
+
+/* FD was opened with open_flags_now(FLAGS): judge it by identity, then
+ * truncate when that was deferred. */
+static int finish_open(pg_root *root, int fd, int flags, enum pg_op op, const char *path)
+{
+	struct stat st;
+
+	fd = pg_check_identity_fd(root, fd, op, path);
+	if (fd < 0 || open_flags_now(root, flags, op) == flags)
+		return fd;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
 		int err = errno;
 
 		close(fd);
@@ -172,7 +206,7 @@ static int open_slow(pg_root *root, const char *path, const struct pg_path *lex,
 		if (flags & O_CREAT) {
 			fd = open_created(root, path, &res, flags, mode, &raced);
 		} else {
-			fd = pg_res_reopen(root, &res, flags, mode);
+			fd = pg_res_reopen(root, &res, open_flags_now(root, flags, op), mode);
 			raced = fd < 0 && errno == ELOOP && follow;
 		}
 		pg_res_release(&res);
@@ -180,7 +214,9 @@ static int open_slow(pg_root *root, const char *path, const struct pg_path *lex,
 			continue;
 		if (fd < 0)
 			return -1;
-		return pg_check_identity_fd(root, fd, op, path);
+		if (flags & O_CREAT)
+			return pg_check_identity_fd(root, fd, op, path);
+		return finish_open(root, fd, flags, op, path);
 	}
 	errno = EAGAIN;
 	return -1;
@@ -195,12 +231,13 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 		errno = EISDIR; /* as the kernel answers: O_CREAT makes no directory */
 		return -1;
 	}
-	if (root->openat2 && !(flags & O_CREAT)) {
-		int fd = pg_openat2(root->fd, path, flags, mode,
+	if (root->openat2 && !(flags & O_CREAT) &&
+	    !(defer_trunc(root, flags, op) && (flags & O_ACCMODE) == O_RDONLY)) {
+		int fd = pg_openat2(root->fd, path, open_flags_now(root, flags, op), mode,
 				    root->resolve | RESOLVE_NO_SYMLINKS);
 
 		if (fd >= 0)
-			return pg_check_identity_fd(root, fd, op, path);
+			return finish_open(root, fd, flags, op, path);
 		if (!walk_after(root, op, errno))
 			return -1;
 		return open_slow(root, path, lex, flags, mode, op, PG_RES_WALK);
@@ -219,9 +256,12 @@ static int open_plain_locked(pg_root *root, const char *path, size_t len, int fl
 
 	if (pg_judge_locked(root, path, len, op, path) < 0)
 		return -1;
-	fd = pg_openat2(root->fd, path, flags, mode, root->resolve | RESOLVE_NO_SYMLINKS);
+	if (defer_trunc(root, flags, op) && (flags & O_ACCMODE) == O_RDONLY)
+		return PG_WALK;
+	fd = pg_openat2(root->fd, path, open_flags_now(root, flags, op), mode,
+			root->resolve | RESOLVE_NO_SYMLINKS);
 	if (fd >= 0)
-		return pg_check_identity_fd(root, fd, op, path);
+		return finish_open(root, fd, flags, op, path);
 	return walk_after(root, op, errno) ? PG_WALK : -1;
 }
 
@@ -344,8 +384,7 @@ static int stat_judged(pg_root *root, const char *path, const char *name, size_t
 	rc = stat_fast(root, path, follow, stx);
 	if (rc == STAT_DONE && !S_ISDIR(stx->stx_mode) &&
 	    pg_judge_needs_identity(root, PG_OP_READ) &&
-	    pg_resolve_identity_locked(root, makedev(stx->stx_dev_major, stx->stx_dev_minor),
-				       stx->stx_ino, stx->stx_nlink, PG_OP_READ, path) < 0)
+	    pg_resolve_identity_locked(root, pg_object_of_statx(stx), PG_OP_READ, path) < 0)
 		return STAT_FAILED;
 	return rc;
 }

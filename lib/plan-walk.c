@@ -114,12 +114,10 @@ static enum pg_access judge_identity(struct walker *w, const struct stat *st,
 	if (acc == PG_DENY || S_ISDIR(st->st_mode) || !beneath_root(w->pl, w->path, w->len))
 		return acc;
 	if (pg_judge_needs_identity(root, PG_OP_READ) &&
-	    pg_resolve_identity_locked(root, st->st_dev, st->st_ino, st->st_nlink,
-					  PG_OP_READ, w->path) < 0)
+	    pg_resolve_identity_locked(root, pg_object_of_stat(st), PG_OP_READ, w->path) < 0)
 		return PG_DENY;
 	if (acc == PG_WRITE && pg_judge_needs_identity(root, PG_OP_WRITE) &&
-	    pg_resolve_identity_locked(root, st->st_dev, st->st_ino, st->st_nlink,
-					  PG_OP_WRITE, w->path) < 0)
+	    pg_resolve_identity_locked(root, pg_object_of_stat(st), PG_OP_WRITE, w->path) < 0)
 		return PG_READ;
 	return acc;
 }

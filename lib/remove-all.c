@@ -131,8 +131,7 @@ static int remove_file(struct rm *rm, int dfd, const char *ename, size_t len,
 		       const struct statx *x)
 {
 	if (pg_judge_needs_identity(rm->root, PG_OP_DELETE) &&
-	    pg_resolve_identity_locked(rm->root, makedev(x->stx_dev_major, x->stx_dev_minor),
-				       x->stx_ino, x->stx_nlink, PG_OP_DELETE, rm->name) < 0)
+	    pg_resolve_identity_locked(rm->root, pg_object_of_statx(x), PG_OP_DELETE, rm->name) < 0)
 		return -1;
 	if (rm->dry || unlinkat(dfd, ename, 0) == 0 || errno == ENOENT)
 		return 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "link-map.h"
 #include "path.h"
 #include "refusal.h"
 #include "resolve.h"
@@ -124,9 +125,7 @@ static int judge_result(pg_root *root, const char *raw, const struct pg_path *le
 		 * hands an ENOTDIR to the walk when identities are checked). */
 		if (res->exists && !S_ISDIR(res->stx.stx_mode) &&
 		    pg_judge_needs_identity(root, op) &&
-		    pg_resolve_identity_locked(root,
-					       makedev(res->stx.stx_dev_major, res->stx.stx_dev_minor),
-					       res->stx.stx_ino, res->stx.stx_nlink, op, raw) < 0)
+		    pg_resolve_identity_locked(root, pg_object_of_statx(&res->stx), op, raw) < 0)
 			return -1;
 	}
 	if (res->exists && want_dir && !S_ISDIR(res->stx.stx_mode) &&
@@ -305,141 +304,12 @@ int pg_verify_landing_locked(pg_root *root, const struct pg_res *res, bool is_di
 
 /* ------------------------------------------------------------ identity */
 
-/* Resolve NAME (a literal rule's path) without judging. */
-static int probe(pg_root *root, const char *name, unsigned how, struct pg_res *res)
-{
-	struct pg_path lex;
-
-	if (pg_path_normalise(name[0] ? name : ".", false, &lex) < 0)
-		return -1;
-	return pg_resolve_locked(root, name[0] ? name : ".", &lex, PG_OP_READ,
-				 how | PG_RES_NO_JUDGE, res);
-}
-
-/* An object with other links missed the set: is one of the files the
- * rules name that object now? */
-static int recheck_named_files(pg_root *root, dev_t dev, ino_t ino, enum pg_op op,
+int pg_resolve_identity_locked(pg_root *root, struct pg_object obj, enum pg_op op,
 			       const char *display)
 {
-	const struct pg_identity_set *ids = root->ids;
-
-	for (size_t i = 0; i < pg_ids_file_count(ids); i++) {
-		const char *name = pg_ids_file(ids, i);
-		struct pg_res res;
-		bool same;
-
-		if (probe(root, name, PG_RES_FOLLOW, &res) < 0) {
-			pg_refusal_clear();
-			continue;
-		}
-		same = res.exists && res.stx.stx_ino == ino &&
-		       (dev_t)makedev(res.stx.stx_dev_major, res.stx.stx_dev_minor) == dev;
-		pg_res_release(&res);
-		if (same && pg_judge_link_locked(root, name, strlen(name), op, display) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-#define PG_ID_SEARCH_BUDGET 4096
-#define PG_ID_SEARCH_DEPTH  16
-
-struct search {
-	dev_t    dev;
-	ino_t    ino;
-	uint64_t mnt_id;
-	unsigned budget;
-	char     name[PG_REAL_MAX + PG_NAME_MAX + 2];
-};
-
-/* Is (dev, ino) a non-directory beneath directory FD (owned), named
- * se->name[0, len)?  1 with its name in se->name, else 0. */
-static int search_dir(struct search *se, int fd, size_t len, unsigned depth)
-{
-	DIR *dir = fdopendir(fd);
-	struct dirent *e;
-	int found = 0;
-
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
-	while (!found && se->budget > 0 && (e = readdir(dir))) {
-		size_t n = strlen(e->d_name);
-		struct statx stx;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    len + 1 + n >= sizeof(se->name))
-			continue;
-		se->budget--;
-		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN && e->d_ino != se->ino)
-			continue;
-		if (statx(dirfd(dir), e->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-			  STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx) < 0)
-			continue;
-		se->name[len] = '/';
-		memcpy(se->name + len + 1, e->d_name, n + 1);
-		if (S_ISDIR(stx.stx_mode)) {
-			if (depth < PG_ID_SEARCH_DEPTH && stx.stx_mnt_id == se->mnt_id) {
-				int sub = openat(dirfd(dir), e->d_name,
-						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-				if (sub >= 0)
-					found = search_dir(se, sub, len + 1 + n, depth + 1);
-			}
-		} else if (!S_ISLNK(stx.stx_mode) && stx.stx_ino == se->ino &&
-			   (dev_t)makedev(stx.stx_dev_major, stx.stx_dev_minor) == se->dev) {
-			found = 1;
-		}
-	}
-	closedir(dir);
-	return found;
-}
-
-/* A multi-linked object is about to be written: is another link of it
- * inside a read-only directory a rule names? */
-static int search_read_only_dirs(pg_root *root, dev_t dev, ino_t ino, enum pg_op op,
-				 const char *display)
-{
-	const struct pg_identity_set *ids = root->ids;
-	struct search *se = malloc(sizeof(*se));
-	int rc = 0;
-
-	if (!se)
-		return -1;
-	se->dev = dev;
-	se->ino = ino;
-	se->budget = PG_ID_SEARCH_BUDGET;
-	for (size_t i = 0; i < pg_ids_ro_dir_count(ids) && rc == 0 && se->budget > 0; i++) {
-		struct pg_res res;
-		int fd;
-
-		if (probe(root, pg_ids_ro_dir(ids, i), PG_RES_FOLLOW, &res) < 0) {
-			pg_refusal_clear();
-			continue;
-		}
-		fd = res.exists && S_ISDIR(res.stx.stx_mode) ?
-		     pg_res_reopen(root, &res, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) : -1;
-		se->mnt_id = res.stx.stx_mnt_id;
-		memcpy(se->name, res.real, res.real_len + 1);
-		if (fd >= 0 && search_dir(se, fd, res.real_len, 0))
-			rc = pg_judge_link_locked(root, se->name, strlen(se->name), op, display);
-		pg_res_release(&res);
-	}
-	free(se);
-	return rc;
-}
-
-int pg_resolve_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
-			       enum pg_op op, const char *display)
-{
-	int rc = pg_judge_identity_locked(root, dev, ino, nlink, op, display);
+	int rc = pg_judge_identity_locked(root, &obj, op, display);
 
 	if (rc != PG_JUDGE_LOOK_AGAIN)
 		return rc;
-	if (recheck_named_files(root, dev, ino, op, display) < 0)
-		return -1;
-	if (op != PG_OP_READ && pg_ids_ro_dir_count(root->ids))
-		return search_read_only_dirs(root, dev, ino, op, display);
-	return 0;
+	return pg_link_map_judge(root, &obj, op, display);
 }

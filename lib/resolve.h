@@ -19,6 +19,7 @@
 
 #include "pathgate.h"
 #include "path.h"
+#include "judge.h"
 #include "root.h"
 
 /* How pg_resolve treats the final component. */
@@ -76,15 +77,13 @@ int  pg_landing_ok_locked(pg_root *root, const struct pg_res *res, const char *d
 int  pg_verify_landing_locked(pg_root *root, const struct pg_res *res, bool is_dir,
 			      const char *display);
 
-/* Judge the object with identity (DEV, INO) and NLINK links, a
- * non-directory an operation reached, for OP, lock held: a hard link to a
- * denied (or, for writes, a read-only) file is refused like the file's
- * own name.  When the identity set misses an object with other links, the
- * files the rules name are resolved again (a denied file recreated since,
- * then linked) and, for a write, the read-only directories they name are
- * searched within a budget.  Returns 0 or -1 with the refusal recorded. */
-int  pg_resolve_identity_locked(pg_root *root, dev_t dev, ino_t ino, nlink_t nlink,
-				enum pg_op op, const char *display);
+/* Judge OBJ, a non-directory an operation reached, for OP, lock held: a
+ * hard link to a denied (or, for writes, a read-only) file is refused like
+ * the file's own name.  When the identity set misses an object with other
+ * links, the link map (link-map.h) finds its other names in the workspace,
+ * whatever rule refuses them.  Returns 0 or -1 with the refusal recorded. */
+int  pg_resolve_identity_locked(pg_root *root, struct pg_object obj, enum pg_op op,
+				const char *display);
 
 /* Open the object RES resolved to with FLAGS (relative to its parent, never
  * re-walking a string); the caller holds the lock. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "link-map.h"
 #include "path.h"
 #include "refusal.h"
 #include "resolve.h"
@@ -141,12 +142,6 @@ static int record_identity(pg_root *root, struct derived *d, const char *name, s
 		return 0;
 	if (res.exists && !S_ISDIR(res.stx.stx_mode)) {
 		rc = pg_ids_record(d->ids, d->policy, name, len, &res.stx);
-		if (rc == 0)
-			rc = pg_ids_add_file(d->ids, name);
-	} else if (res.exists &&
-		   pg_policy_judge(d->policy, res.real, res.real_len,
-				   &(struct pg_judgement){ 0 }) == PG_READ) {
-		rc = pg_ids_add_ro_dir(d->ids, res.real);
 	} else if (res.exists && *budget > 0 &&
 		   pg_policy_judge(d->policy, res.real, res.real_len,
 				   &(struct pg_judgement){ 0 }) == PG_DENY) {
@@ -296,6 +291,23 @@ static void derived_free(struct derived *d)
 	pg_ids_free(d->ids);
 }
 
+/* Does POLICY give ACCESS to some name in the workspace: a rule at or
+ * beneath the root (or above it, copied to the root), or no rule at all
+ * covering the root (a name no rule covers is denied)? */
+static bool may_refuse(const pg_policy *policy, enum pg_access access)
+{
+	size_t n = pg_policy_rule_count(policy);
+	struct pg_judgement j;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pg_rule *r = pg_policy_rule(policy, i);
+
+		if (!r->absolute && r->access == access)
+			return true;
+	}
+	return pg_policy_judge(policy, "", 0, &j) == access;
+}
+
 int pg_root_refresh(pg_root *root)
 {
 	struct derived d = { 0 };
@@ -316,7 +328,10 @@ int pg_root_refresh(pg_root *root)
 		return -1;
 	}
 	pg_ids_seal(d.ids, &has_deny, &has_read);
+	has_deny = has_deny || may_refuse(d.policy, PG_DENY);
+	has_read = has_read || may_refuse(d.policy, PG_READ);
 	pthread_rwlock_wrlock(&root->lock);
+	pg_link_map_reset(root->links);
 	old_policy = root->policy;
 	old_ids = root->ids;
 	root->policy = d.policy;
@@ -442,6 +457,9 @@ pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 	if (!(flags & PG_ROOT_XDEV))
 		root->resolve |= RESOLVE_NO_XDEV;
 	root->openat2 = !(flags & PG_ROOT_NO_OPENAT2) && openat2_usable(root->fd);
+	root->links = pg_link_map_new();
+	if (!root->links)
+		goto fail;
 	if (policy && !(root->base = pg_policy_dup(policy)))
 		goto fail;
 	if (pg_root_refresh(root) < 0)
@@ -463,6 +481,7 @@ void pg_root_close(pg_root *root)
 	pg_policy_free(root->policy);
 	pg_policy_free(root->base);
 	pg_ids_free(root->ids);
+	pg_link_map_free(root->links);
 	pthread_rwlock_destroy(&root->lock);
 	free(root->path);
 	free(root);

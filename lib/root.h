@@ -17,6 +17,7 @@
 #include "policy.h"
 
 struct pg_identity_set;   /* private to judge.c */
+struct pg_link_map;       /* private to link-map.c */
 
 struct pg_root {
 	int               fd;        /* O_PATH|O_DIRECTORY|O_CLOEXEC, owned */
@@ -28,6 +29,7 @@ struct pg_root {
 	pthread_rwlock_t  lock;      /* readers: every operation; writer: refresh */
 	pg_policy        *policy;    /* private: pg_policy_for_root() + derived rules */
 	struct pg_identity_set *ids; /* (dev, ino) of denied / read-only non-directories */
+	struct pg_link_map *links;   /* other links of multi-linked files (link-map.h) */
 
 	/* Read by resolve.c, written once by pg_root_open. */
 	uint64_t          resolve;   /* RESOLVE_* flags of every openat2 */
@@ -36,9 +38,10 @@ struct pg_root {
 	ino_t             ino;
 	pg_policy        *base;      /* the caller's policy, for refresh; owned */
 	bool              maybe_proc;/* /proc may be met (XDEV, or a root in procfs) */
-	/* Written by refresh under the write lock: the identity set holds a
-	 * denied (has_deny_ids) or a read-only (has_read_ids) file, so the
-	 * object an operation reaches must be checked by identity. */
+	/* Written by refresh under the write lock: the policy denies
+	 * (has_deny_ids) or makes read-only (has_read_ids) some name in the
+	 * workspace, so the object an operation reaches must be checked by
+	 * identity. */
 	bool              has_deny_ids;
 	bool              has_read_ids;
 };

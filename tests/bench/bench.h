@@ -140,5 +140,6 @@ void bench_atomic(void);
 void bench_batch(void);
 void bench_envelope(void);
 void bench_preload(void);
+void bench_links(void);
 
 #endif

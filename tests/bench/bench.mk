@@ -16,14 +16,15 @@ tests_bench_pg_bench_SOURCES = \
 	tests/bench/atomic.c \
 	tests/bench/batch.c \
 	tests/bench/envelope.c \
-	tests/bench/preload.c
+	tests/bench/preload.c \
+	tests/bench/links.c
 tests_bench_pg_bench_CFLAGS = $(AM_CFLAGS) $(URING_CFLAGS)
 tests_bench_pg_bench_LDFLAGS = $(AM_LDFLAGS) \
 	-Wl,--whole-archive,lib/.libs/libpathgate-internal.a,--no-whole-archive
 tests_bench_pg_bench_LDADD = $(URING_LIBS) $(SECCOMP_LIBS) $(UNISTRING_LIBS) $(JSONC_LIBS)
 EXTRA_tests_bench_pg_bench_DEPENDENCIES = lib/libpathgate-internal.la
 
-# PG_BENCH_ARGS picks sections (ops policy atomic batch envelope preload) and
+# PG_BENCH_ARGS picks sections (ops policy atomic batch envelope preload links) and
 # --strict; PG_BENCH_REPS, PG_BENCH_SCALE and PG_BENCH_DIR are read from the
 # environment.
 bench: tests/bench/pg-bench

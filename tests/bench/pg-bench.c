@@ -2,7 +2,7 @@
  * with the bare syscall it wraps, ratios of medians, PASS/MISS per target.
  *
  *   pg-bench [--strict] [SECTION...]    SECTION: ops policy atomic batch envelope
- *                                       preload
+ *                                       preload links
  *
  * PG_BENCH_REPS (default 7) sets the repetitions, PG_BENCH_SCALE scales the
  * iterations, PG_BENCH_DIR says where the scratch trees go (default
@@ -28,6 +28,7 @@ static const struct {
 	{ "batch", bench_batch },
 	{ "envelope", bench_envelope },
 	{ "preload", bench_preload },
+	{ "links", bench_links },
 };
 
 #define N_SECTIONS (sizeof sections / sizeof sections[0])
