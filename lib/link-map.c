@@ -33,7 +33,7 @@ struct refused {
 	dev_t          dev;
 	ino_t          ino;
 	enum pg_access access;
-	uint32_t       name;   /* offset in map->names */
+	uint32_t       name;   /* offset in the search's names */
 };
 
 struct settled {
@@ -43,13 +43,14 @@ struct settled {
 	struct timespec ctime;
 };
 
-struct pg_link_map {
-	pthread_mutex_t lock;
-	bool            built;
-	bool            complete;  /* the last scan stayed within its bounds */
-	struct timespec began;     /* the last scan's start, less the margin */
-	struct timespec started;   /* the last scan's start, on the ctime clock */
-	unsigned        scans;
+/* What one search of the workspace found.  Built privately by the thread
+ * that searches, then published: no lock is held while the workspace is
+ * read (a fork in another thread meanwhile leaves the child no lock held
+ * by a thread it lacks). */
+struct search {
+	bool            complete;  /* it stayed within its bounds */
+	struct timespec began;     /* its start, less the margin */
+	struct timespec started;   /* its start, on the ctime clock */
 	struct refused *v;
 	size_t          n, cap;
 	char           *names;
@@ -58,8 +59,14 @@ struct pg_link_map {
 	size_t          nsettled, capsettled;
 };
 
+struct pg_link_map {
+	pthread_mutex_t lock;      /* held only to read or swap LAST */
+	struct search  *last;      /* the latest search published, or NULL */
+	unsigned        scans;
+};
+
 struct scan {
-	struct pg_link_map *map;
+	struct search      *se;
 	const pg_policy    *policy;
 	uint64_t            mnt_id;
 	bool                any_mount;
@@ -76,29 +83,32 @@ struct pg_link_map *pg_link_map_new(void)
 	return map;
 }
 
+static void search_free(struct search *se)
+{
+	if (!se)
+		return;
+	free(se->settled);
+	free(se->v);
+	free(se->names);
+	free(se);
+}
+
 void pg_link_map_free(struct pg_link_map *map)
 {
 	if (!map)
 		return;
 	pthread_mutex_destroy(&map->lock);
-	free(map->settled);
-	free(map->v);
-	free(map->names);
+	search_free(map->last);
 	free(map);
 }
 
-static void forget_scan(struct pg_link_map *map)
-{
-	map->built = false;
-	map->n = 0;
-	map->names_len = 0;
-	map->nsettled = 0;
-}
-
+/* The root's write lock is held: nobody else looks at the map. */
 void pg_link_map_reset(struct pg_link_map *map)
 {
-	if (map)
-		forget_scan(map);
+	if (!map)
+		return;
+	search_free(map->last);
+	map->last = NULL;
 }
 
 unsigned pg_link_map_scans(const pg_root *root)
@@ -108,46 +118,46 @@ unsigned pg_link_map_scans(const pg_root *root)
 
 /* ------------------------------------------------------------ the scan */
 
-static int keep_name(struct pg_link_map *map, const char *name, size_t len, uint32_t *off)
+static int keep_name(struct search *se, const char *name, size_t len, uint32_t *off)
 {
-	if (map->names_len + len + 1 > map->names_cap) {
-		size_t cap = map->names_cap ? map->names_cap * 2 : 4096;
+	if (se->names_len + len + 1 > se->names_cap) {
+		size_t cap = se->names_cap ? se->names_cap * 2 : 4096;
 		char *v;
 
-		while (cap < map->names_len + len + 1)
+		while (cap < se->names_len + len + 1)
 			cap *= 2;
-		if (cap > UINT32_MAX || !(v = realloc(map->names, cap)))
+		if (cap > UINT32_MAX || !(v = realloc(se->names, cap)))
 			return -1;
-		map->names = v;
-		map->names_cap = cap;
+		se->names = v;
+		se->names_cap = cap;
 	}
-	*off = (uint32_t)map->names_len;
-	memcpy(map->names + map->names_len, name, len + 1);
-	map->names_len += len + 1;
+	*off = (uint32_t)se->names_len;
+	memcpy(se->names + se->names_len, name, len + 1);
+	se->names_len += len + 1;
 	return 0;
 }
 
-static int record(struct pg_link_map *map, const struct statx *stx, enum pg_access access,
+static int record(struct search *se, const struct statx *stx, enum pg_access access,
 		  const char *name, size_t len)
 {
 	struct refused *e;
 
-	if (map->n == map->cap) {
-		size_t cap = map->cap ? map->cap * 2 : 16;
-		struct refused *v = realloc(map->v, cap * sizeof(*v));
+	if (se->n == se->cap) {
+		size_t cap = se->cap ? se->cap * 2 : 16;
+		struct refused *v = realloc(se->v, cap * sizeof(*v));
 
 		if (!v)
 			return -1;
-		map->v = v;
-		map->cap = cap;
+		se->v = v;
+		se->cap = cap;
 	}
-	e = &map->v[map->n];
-	if (keep_name(map, name, len, &e->name) < 0)
+	e = &se->v[se->n];
+	if (keep_name(se, name, len, &e->name) < 0)
 		return -1;
 	e->dev = makedev(stx->stx_dev_major, stx->stx_dev_minor);
 	e->ino = stx->stx_ino;
 	e->access = access;
-	map->n++;
+	se->n++;
 	return 0;
 }
 
@@ -167,22 +177,22 @@ static bool ctime_will_move(struct timespec ctime, struct timespec now)
 	return before(ctime, now);
 }
 
-static void settle(struct pg_link_map *map, const struct statx *stx)
+static void settle(struct search *se, const struct statx *stx)
 {
 	struct timespec ctime = { stx->stx_ctime.tv_sec, stx->stx_ctime.tv_nsec };
 
-	if (!ctime_will_move(ctime, map->started))
+	if (!ctime_will_move(ctime, se->started))
 		return;  /* a later scan must look again */
-	if (map->nsettled == map->capsettled) {
-		size_t cap = map->capsettled ? map->capsettled * 2 : 256;
+	if (se->nsettled == se->capsettled) {
+		size_t cap = se->capsettled ? se->capsettled * 2 : 256;
 		struct settled *v;
 
-		if (cap > SETTLED_MAX || !(v = realloc(map->settled, cap * sizeof(*v))))
+		if (cap > SETTLED_MAX || !(v = realloc(se->settled, cap * sizeof(*v))))
 			return;  /* unsettled: looked at again, never wrongly trusted */
-		map->settled = v;
-		map->capsettled = cap;
+		se->settled = v;
+		se->capsettled = cap;
 	}
-	map->settled[map->nsettled++] = (struct settled){
+	se->settled[se->nsettled++] = (struct settled){
 		makedev(stx->stx_dev_major, stx->stx_dev_minor), stx->stx_ino, stx->stx_nlink, ctime };
 }
 
@@ -200,12 +210,12 @@ static int look_at_file(struct scan *sc, int dirfd, const char *entry, size_t le
 	if (S_ISDIR(stx.stx_mode) || S_ISLNK(stx.stx_mode) || stx.stx_nlink <= 1)
 		return 0;
 	if (!before((struct timespec){ stx.stx_ctime.tv_sec, stx.stx_ctime.tv_nsec },
-		    sc->map->began))
-		settle(sc->map, &stx);
+		    sc->se->began))
+		settle(sc->se, &stx);
 	access = pg_policy_judge(sc->policy, sc->name, len, &j);
 	if (access == PG_WRITE)
 		return 0;
-	return record(sc->map, &stx, access, sc->name, len);
+	return record(sc->se, &stx, access, sc->name, len);
 }
 
 static int scan_dir(struct scan *sc, int fd, size_t len, unsigned depth);
@@ -216,7 +226,7 @@ static int descend(struct scan *sc, int dirfd, const char *entry, size_t len, un
 	int fd;
 
 	if (depth >= PG_LINK_SCAN_DEPTH) {
-		sc->map->complete = false;
+		sc->se->complete = false;
 		return 0;
 	}
 	fd = openat(dirfd, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -237,7 +247,7 @@ static int scan_entry(struct scan *sc, int dirfd, const struct dirent *e, size_t
 	size_t full = len ? len + 1 + n : n;
 
 	if (full >= sizeof(sc->name)) {
-		sc->map->complete = false;
+		sc->se->complete = false;
 		return 0;
 	}
 	if (len)
@@ -269,7 +279,7 @@ static int scan_dir(struct scan *sc, int fd, size_t len, unsigned depth)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (sc->budget == 0) {
-			sc->map->complete = false;
+			sc->se->complete = false;
 			break;
 		}
 		sc->budget--;
@@ -299,54 +309,56 @@ static int cmp_settled(const void *a, const void *b)
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-static int scan(pg_root *root, struct pg_link_map *map)
+/* Search the workspace: a new search, or NULL (no memory). */
+static struct search *search_workspace(pg_root *root)
 {
+	struct search *se = calloc(1, sizeof(*se));
 	struct scan *sc = malloc(sizeof(*sc));
 	int fd, rc;
 
-	if (!sc)
-		return -1;
-	forget_scan(map);
-	clock_gettime(CLOCK_REALTIME_COARSE, &map->started);
-	map->began = map->started;
-	map->began.tv_sec -= CLOCK_MARGIN_SEC;
-	map->complete = true;
-	map->scans++;
-	*sc = (struct scan){ .map = map, .policy = root->policy, .mnt_id = root->mnt_id,
+	if (!se || !sc) {
+		free(sc);
+		free(se);
+		return NULL;
+	}
+	clock_gettime(CLOCK_REALTIME_COARSE, &se->started);
+	se->began = se->started;
+	se->began.tv_sec -= CLOCK_MARGIN_SEC;
+	se->complete = true;
+	*sc = (struct scan){ .se = se, .policy = root->policy, .mnt_id = root->mnt_id,
 			     .any_mount = root->flags & PG_ROOT_XDEV,
 			     .budget = PG_LINK_SCAN_BUDGET };
 	fd = openat(root->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	rc = fd < 0 ? (map->complete = false, 0) : scan_dir(sc, fd, 0, 0);
+	rc = fd < 0 ? (se->complete = false, 0) : scan_dir(sc, fd, 0, 0);
 	free(sc);
 	if (rc < 0) {
-		forget_scan(map);
-		return -1;
+		search_free(se);
+		return NULL;
 	}
-	if (map->n)
-		qsort(map->v, map->n, sizeof(*map->v), cmp_refused);
-	if (map->nsettled)
-		qsort(map->settled, map->nsettled, sizeof(*map->settled), cmp_settled);
-	map->built = true;
-	return 0;
+	if (se->n)
+		qsort(se->v, se->n, sizeof(*se->v), cmp_refused);
+	if (se->nsettled)
+		qsort(se->settled, se->nsettled, sizeof(*se->settled), cmp_settled);
+	return se;
 }
 
 /* ------------------------------------------------------------- lookups */
 
-static const struct refused *find(const struct pg_link_map *map, dev_t dev, ino_t ino)
+static const struct refused *find(const struct search *se, dev_t dev, ino_t ino)
 {
 	struct refused key = { .dev = dev, .ino = ino, .access = PG_DENY };
-	size_t lo = 0, hi = map->n;
+	size_t lo = 0, hi = se->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (cmp_refused(&map->v[mid], &key) < 0)
+		if (cmp_refused(&se->v[mid], &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < map->n && map->v[lo].ino == ino && map->v[lo].dev == dev)
-		return &map->v[lo];
+	if (lo < se->n && se->v[lo].ino == ino && se->v[lo].dev == dev)
+		return &se->v[lo];
 	return NULL;
 }
 
@@ -358,14 +370,14 @@ static bool same_time(struct timespec a, struct timespec b)
 /* Has the last scan seen OBJ's links as they are now?  Yes when OBJ last
  * changed before the scan began (margin included), or when the scan
  * recorded it with the ctime and link count it has now. */
-static bool seen_as_is(const struct pg_link_map *map, const struct pg_object *obj)
+static bool seen_as_is(const struct search *se, const struct pg_object *obj)
 {
 	struct settled key = { .dev = obj->dev, .ino = obj->ino };
 	const struct settled *s;
 
-	if (before(obj->ctime, map->began))
+	if (before(obj->ctime, se->began))
 		return true;
-	s = map->nsettled ? bsearch(&key, map->settled, map->nsettled, sizeof(key), cmp_settled)
+	s = se->nsettled ? bsearch(&key, se->settled, se->nsettled, sizeof(key), cmp_settled)
 			  : NULL;
 	return s && s->nlink == obj->nlink && same_time(s->ctime, obj->ctime);
 }
@@ -383,32 +395,58 @@ static int refuse_other_link(enum pg_access access, const char *name, const char
 	return pg_refuse(access == PG_DENY ? PG_R_DENIED : PG_R_READ_ONLY, 0, display, why);
 }
 
+/* OBJ's verdict by SE: the strictest access of its refused names (PG_WRITE
+ * when none), that name in NAME, and whether SE is complete. */
+static enum pg_access verdict(const struct search *se, const struct pg_object *obj,
+			      char *name, size_t size, bool *complete)
+{
+	const struct refused *e = find(se, obj->dev, obj->ino);
+
+	*complete = se->complete;
+	if (!e)
+		return PG_WRITE;
+	snprintf(name, size, "%s", se->names + e->name);
+	return e->access;
+}
+
+/* Search, judge OBJ by the new search, publish it. */
+static int search_and_judge(pg_root *root, const struct pg_object *obj, enum pg_access *access,
+			    char *name, size_t size, bool *complete)
+{
+	struct pg_link_map *map = root->links;
+	struct search *fresh = search_workspace(root), *old;
+
+	if (!fresh)
+		return -1;
+	*access = verdict(fresh, obj, name, size, complete);
+	pthread_mutex_lock(&map->lock);
+	old = map->last;
+	map->last = fresh;
+	map->scans++;
+	pthread_mutex_unlock(&map->lock);
+	search_free(old);
+	return 0;
+}
+
 int pg_link_map_judge(pg_root *root, const struct pg_object *obj, enum pg_op op,
 		      const char *display)
 {
 	struct pg_link_map *map = root->links;
-	const struct refused *e;
 	enum pg_access access = PG_WRITE;
-	char name[PATH_MAX];
-	bool complete;
+	char name[PATH_MAX] = "";
+	bool known = false, complete = true;
 
 	if (!map || obj->nlink <= 1)
 		return 0;
 	pthread_mutex_lock(&map->lock);
-	if (!map->built || !seen_as_is(map, obj)) {
-		if (scan(root, map) < 0) {
-			pthread_mutex_unlock(&map->lock);
-			return pg_refuse(PG_R_EXHAUSTED, ENOMEM, display,
-					 "no memory to search for the file's other links");
-		}
-	}
-	complete = map->complete;
-	e = find(map, obj->dev, obj->ino);
-	if (e) {
-		access = e->access;
-		snprintf(name, sizeof(name), "%s", map->names + e->name);
+	if (map->last && seen_as_is(map->last, obj)) {
+		access = verdict(map->last, obj, name, sizeof(name), &complete);
+		known = true;
 	}
 	pthread_mutex_unlock(&map->lock);
+	if (!known && search_and_judge(root, obj, &access, name, sizeof(name), &complete) < 0)
+		return pg_refuse(PG_R_EXHAUSTED, ENOMEM, display,
+				 "no memory to search for the file's other links");
 	if (access < needed_access(op))
 		return refuse_other_link(access, name, display);
 	if (!complete)
