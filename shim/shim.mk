@@ -7,7 +7,7 @@
 # libpathgate.so.
 bin_PROGRAMS += shim/pathgate
 shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
-	shim/cli-run.c shim/srt.c shim/srt.h
+	shim/cli-run.c shim/srt.c shim/srt-pos.c shim/srt.h
 shim_pathgate_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
 	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"' -DPG_BINDIR='"$(bindir)"'
 shim_pathgate_LDADD = lib/libpathgate-internal.la $(JSONC_LIBS)
@@ -55,7 +55,7 @@ tests_preload_probe_LDADD = -lpthread -ldl
 
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
 	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh \
-	tests/test_run_holes.sh
+	tests/test_run_holes.sh tests/test_cli_srt.sh
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh tests/preload-symbols.sh tests/preload-symbols.txt
 TESTS += $(shim_tests)
