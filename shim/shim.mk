@@ -55,7 +55,7 @@ tests_preload_probe_LDADD = -lpthread -ldl
 
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
 	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh \
-	tests/test_run_holes.sh tests/test_cli_srt.sh
+	tests/test_run_holes.sh tests/test_cli_srt.sh tests/test_install.sh
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh tests/preload-symbols.sh tests/preload-symbols.txt
 TESTS += $(shim_tests)
@@ -63,6 +63,10 @@ TESTS += $(shim_tests)
 # Where the preload is installed, for the relocated-install case of
 # test_cli_conventions.sh.
 AM_TESTS_ENVIRONMENT += PG_BINDIR='$(bindir)' PG_PKGLIBDIR='$(pkglibdir)'; export PG_BINDIR PG_PKGLIBDIR;
+# And the rest of the configured directories with the make that installs,
+# for test_install.sh (make install DESTDIR=..., then run what landed).
+AM_TESTS_ENVIRONMENT += PG_PREFIX='$(prefix)' PG_LIBDIR='$(libdir)' PG_MANDIR='$(mandir)' MAKE='$(MAKE)'; \
+	export PG_PREFIX PG_LIBDIR PG_MANDIR MAKE;
 
 # An ASan-instrumented preload cannot load into uninstrumented programs:
 # the preload tests skip in a sanitizer build and say so.
