@@ -161,12 +161,28 @@ int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+/* The child execs after its file actions: a relative program path in a
+ * list that changes directory names a file the parent cannot judge
+ * (preload-spawn.c). */
+static int relative_after_chdir(const char *path, const posix_spawn_file_actions_t *actions)
+{
+	if (!path || !strchr(path, '/') || path[0] == '/' || !pl_spawn_changes_dir(actions))
+		return 0;
+	errno = EACCES;
+	if (pl_enter()) {
+		pl_log_refusal("posix_spawn", path);
+		pl_leave();
+	}
+	errno = EACCES;
+	return -1;
+}
+
 int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
 		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	if (!pl_active())
 		return PL_REAL(posix_spawn)(pid, path, actions, attr, argv, envp);
-	if (judge_exec(AT_FDCWD, path) < 0)
+	if (judge_exec(AT_FDCWD, path) < 0 || relative_after_chdir(path, actions) < 0)
 		return errno;
 	{
 		WITH_GUARD_ENV(envp, env);
@@ -179,7 +195,7 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 {
 	if (!pl_active())
 		return PL_REAL(posix_spawnp)(pid, file, actions, attr, argv, envp);
-	if (judge_exec(AT_FDCWD, file) < 0)
+	if (judge_exec(AT_FDCWD, file) < 0 || relative_after_chdir(file, actions) < 0)
 		return errno;
 	{
 		WITH_GUARD_ENV(envp, env);

@@ -3,8 +3,9 @@
  * re-entrancy depth, the real libc functions, and where a path argument
  * lands (inside the root, or a host path judged by the absolute rules).
  * PATHGATE_POLICY_TEXT carries the policy's text where its file is out of
- * sight.  preload-open.c, -stat.c, -names.c, -attr.c, -dir.c and -exec.c
- * hold the interposers; preload-more.c the rest of the path-taking calls
+ * sight.  preload-open.c, -stat.c, -names.c, -attr.c, -dir.c, -exec.c,
+ * -walk.c (walkers, glob) and -spawn.c (posix_spawn's file actions) hold
+ * the interposers; preload-more.c the rest of the path-taking calls
  * (tests/preload-symbols.txt).
  *
  * Not a boundary: a program that makes raw syscalls, or a static binary,
@@ -110,6 +111,10 @@ void   pl_env_inject(char *const envp[], char **out, char *buf);
 void   pl_environ_ensure(void);
 /* True when the preload is active (configured), so children need it. */
 bool   pl_active(void);
+/* True when the posix_spawn file-action LIST changes the child's
+ * directory, so a relative name in it is not the parent's
+ * (preload-spawn.c). */
+bool   pl_spawn_changes_dir(const void *list);
 
 #pragma GCC visibility pop
 

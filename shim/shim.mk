@@ -22,10 +22,14 @@ pkglib_LTLIBRARIES = shim/libpathgate-preload.la
 shim_libpathgate_preload_la_SOURCES = shim/preload.c shim/preload.h \
 	shim/preload-open.c shim/preload-stat.c shim/preload-names.c \
 	shim/preload-attr.c shim/preload-dir.c shim/preload-exec.c \
-	shim/preload-more.c
+	shim/preload-more.c shim/preload-walk.c shim/preload-spawn.c
 # glibc marks path arguments nonnull; programs pass NULL anyway, and the
 # guard must see it rather than have the check optimised away.
 shim_libpathgate_preload_la_CFLAGS = $(AM_CFLAGS) -fno-delete-null-pointer-checks
+# lib/ after the system headers: lib/glob.h (the policy's matcher) must
+# not hide <glob.h>, whose glob the preload interposes; "shim.h" is still
+# found there.
+shim_libpathgate_preload_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir) -idirafter $(top_srcdir)/lib
 # --exclude-libs: the library inside stays hidden; only the interposed
 # libc names are exported, so a program linking libpathgate itself keeps
 # its own copy.
@@ -52,6 +56,8 @@ TESTS += tests/test_batch
 check_PROGRAMS += tests/preload_probe
 tests_preload_probe_SOURCES = tests/preload_probe.c
 tests_preload_probe_LDADD = -lpthread -ldl
+# Only config.h: lib/glob.h must not hide <glob.h>.
+tests_preload_probe_CPPFLAGS = -I$(top_builddir)
 
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
 	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh \
