@@ -5,15 +5,16 @@
  * (the add returns EACCES or EROFS and the action is not added).
  *
  * The name judged is the name the child opens: a relative name is made
- * absolute against the parent's working directory when the action is
- * added (a later chdir of the parent cannot move it).  After an action
- * that changes the child's directory (addchdir_np, addfchdir_np), a
- * relative name would be resolved from a directory known only in the
- * child: it is refused (EACCES; write it absolute), and so is spawning a
- * relative program path with such a list.  Which lists changed directory
- * is kept in a small table, by address; a list is forgotten by
- * posix_spawn_file_actions_init and _destroy.  The program the child
- * executes keeps the preload (preload-exec.c). */
+ * absolute when the action is added, against the directory the child
+ * will be in by then: the parent's working directory, or the last
+ * addchdir_np's directory (a later chdir of the parent cannot move it).
+ * After addfchdir_np that directory is known only in the child: a
+ * relative name is refused (EACCES; give it absolute), and so is
+ * spawning a relative program path with such a list.  Which lists
+ * changed directory, and to where, is kept in a small table by address;
+ * a list is forgotten by posix_spawn_file_actions_init and _destroy, and
+ * a chdir action beyond the table's 64 lists fails with ENOMEM.  The
+ * program the child executes keeps the preload (preload-exec.c). */
 #include "config.h"
 #undef _FORTIFY_SOURCE
 
@@ -29,49 +30,87 @@
 #include "pathgate.h"
 #include "preload.h"
 
-/* The lists with a directory change, by address. */
+/* The lists with a directory change, by address, with the child's
+ * directory after them: known (absolute) after addchdir_np, unknown
+ * after addfchdir_np (the descriptor's directory is the child's). */
 #define CHDIR_LISTS 64
-static const void *chdir_lists[CHDIR_LISTS];
+struct chdir_list {
+	const void *list;
+	bool        known;
+	char        dir[PATH_MAX];
+};
+static struct chdir_list chdir_lists[CHDIR_LISTS];
 static pthread_mutex_t chdir_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Forget LIST, or (ADD) remember it: false when the table is full. */
-static bool chdir_mark(const void *list, bool add)
+/* The entry of LIST, or (ADD) a free one claimed for it; NULL when
+ * absent (or the table is full).  Under chdir_lock. */
+static struct chdir_list *chdir_entry(const void *list, bool add)
 {
-	size_t i, free_slot = CHDIR_LISTS;
-	bool ok = true, found = false;
+	struct chdir_list *free_slot = NULL;
+	size_t i;
 
-	pthread_mutex_lock(&chdir_lock);
-	for (i = 0; i < CHDIR_LISTS; i++) {
-		if (chdir_lists[i] == list && list) {
-			found = true;
-			if (!add)
-				chdir_lists[i] = NULL;
-		} else if (!chdir_lists[i] && free_slot == CHDIR_LISTS) {
-			free_slot = i;
-		}
+	for (i = 0; list && i < CHDIR_LISTS; i++) {
+		if (chdir_lists[i].list == list)
+			return &chdir_lists[i];
+		if (!chdir_lists[i].list && !free_slot)
+			free_slot = &chdir_lists[i];
 	}
-	if (add && !found) {
-		if (free_slot < CHDIR_LISTS)
-			chdir_lists[free_slot] = list;
-		else
-			ok = false;
-	}
-	pthread_mutex_unlock(&chdir_lock);
-	return ok;
+	if (!add || !free_slot)
+		return NULL;
+	free_slot->list = list;
+	return free_slot;
 }
 
-bool pl_spawn_changes_dir(const void *list)
+static void chdir_forget(const void *list)
 {
-	size_t i;
-	bool found = false;
+	struct chdir_list *e;
 
-	if (!list)
-		return false;
 	pthread_mutex_lock(&chdir_lock);
-	for (i = 0; i < CHDIR_LISTS; i++)
-		found |= chdir_lists[i] == list;
+	if ((e = chdir_entry(list, false)))
+		e->list = NULL;
 	pthread_mutex_unlock(&chdir_lock);
-	return found;
+}
+
+/* LIST changes the child's directory to DIR (absolute), or to one not
+ * known here (DIR NULL).  False when the table is full. */
+static bool chdir_record(const void *list, const char *dir)
+{
+	struct chdir_list *e;
+
+	pthread_mutex_lock(&chdir_lock);
+	if ((e = chdir_entry(list, true))) {
+		e->known = dir != NULL;
+		snprintf(e->dir, sizeof(e->dir), "%s", dir ? dir : "");
+	}
+	pthread_mutex_unlock(&chdir_lock);
+	return e != NULL;
+}
+
+int pl_spawn_absolute(const void *list, const char *path, char *abs, size_t size)
+{
+	struct chdir_list *e;
+	char cwd[PATH_MAX];
+	const char *dir = NULL;
+	int err = 0;
+
+	if (path[0] == '/')
+		return (size_t)snprintf(abs, size, "%s", path) >= size ? ENAMETOOLONG : 0;
+	pthread_mutex_lock(&chdir_lock);
+	if ((e = chdir_entry(list, false))) {
+		if (e->known)
+			snprintf(cwd, sizeof(cwd), "%s", e->dir);
+		else
+			err = EACCES;
+		dir = cwd;
+	}
+	pthread_mutex_unlock(&chdir_lock);
+	if (err)
+		return err;
+	if (!dir && !(dir = getcwd(cwd, sizeof(cwd))))
+		return errno == ERANGE ? ENAMETOOLONG : errno;
+	if ((size_t)snprintf(abs, size, "%s/%s", strcmp(dir, "/") ? dir : "", path) >= size)
+		return ENAMETOOLONG;
+	return 0;
 }
 
 /* PATH judged for OP as the child will meet it, into ABS (absolute).
@@ -79,28 +118,18 @@ bool pl_spawn_changes_dir(const void *list)
 static int judge_action(const void *list, const char *path, int at_flags, enum pg_op op,
 			const char *call, char *abs, size_t size)
 {
-	char cwd[PATH_MAX];
 	struct pl_name n;
-	int err = 0;
+	int err;
 
 	if (!path)
 		return EINVAL;
-	if (path[0] == '/') {
-		if (strlen(path) >= size)
-			return ENAMETOOLONG;
-		strcpy(abs, path);
-	} else if (pl_spawn_changes_dir(list)) {
-		if (pl_enter()) {
+	if ((err = pl_spawn_absolute(list, path, abs, size)) != 0) {
+		if (err == EACCES && pl_enter()) {
 			errno = EACCES;
 			pl_log_refusal(call, path);
 			pl_leave();
 		}
-		return EACCES;
-	} else {
-		if (!getcwd(cwd, sizeof(cwd)))
-			return errno == ERANGE ? ENAMETOOLONG : errno;
-		if ((size_t)snprintf(abs, size, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) >= size)
-			return ENAMETOOLONG;
+		return err;
 	}
 	if (!pl_enter())
 		return 0;
@@ -126,13 +155,13 @@ PL_DECLARE_REAL(posix_spawn_file_actions_addfchdir_np);
 
 int posix_spawn_file_actions_init(posix_spawn_file_actions_t *list)
 {
-	chdir_mark(list, false);
+	chdir_forget(list);
 	return PL_REAL(posix_spawn_file_actions_init)(list);
 }
 
 int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *list)
 {
-	chdir_mark(list, false);
+	chdir_forget(list);
 	return PL_REAL(posix_spawn_file_actions_destroy)(list);
 }
 
@@ -161,14 +190,14 @@ int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *list, const
 	err = judge_action(list, path, 0, PG_OP_READ, "posix_spawn_file_actions_addchdir_np", abs, sizeof(abs));
 	if (err)
 		return err;
-	if (!chdir_mark(list, true))
+	if (!chdir_record(list, abs))
 		return ENOMEM;
 	return PL_REAL(posix_spawn_file_actions_addchdir_np)(list, abs);
 }
 
 int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *list, int fd)
 {
-	if (pl_active() && !chdir_mark(list, true))
+	if (pl_active() && !chdir_record(list, NULL))
 		return ENOMEM;
 	return PL_REAL(posix_spawn_file_actions_addfchdir_np)(list, fd);
 }

@@ -111,10 +111,11 @@ void   pl_env_inject(char *const envp[], char **out, char *buf);
 void   pl_environ_ensure(void);
 /* True when the preload is active (configured), so children need it. */
 bool   pl_active(void);
-/* True when the posix_spawn file-action LIST changes the child's
- * directory, so a relative name in it is not the parent's
- * (preload-spawn.c). */
-bool   pl_spawn_changes_dir(const void *list);
+/* PATH as the child of a posix_spawn with file-action LIST meets it,
+ * absolute, into ABS (SIZE bytes): relative to the last chdir action's
+ * directory, else to the working directory.  0, or an error number
+ * (EACCES: the child's directory is not known here) (preload-spawn.c). */
+int    pl_spawn_absolute(const void *list, const char *path, char *abs, size_t size);
 
 #pragma GCC visibility pop
 

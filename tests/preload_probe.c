@@ -21,7 +21,8 @@
  *   spawn-open MODE PATH [DIR]  posix_spawn /bin/cat with
  *                          posix_spawn_file_actions_addopen of PATH on fd
  *                          0 (MODE r) or 1 (MODE w: created, truncated),
- *                          after addchdir_np DIR when given; exit 1 after
+ *                          after addchdir_np DIR when given (fd:DIR:
+ *                          addfchdir_np of DIR opened); exit 1 after
  *                          naming the add that failed
  *
  * Exit 0 when every expectation held; the child's status for the
@@ -330,7 +331,11 @@ static int spawn_open(const char *mode, const char *path, const char *dir)
 	int err;
 
 	posix_spawn_file_actions_init(&fa);
-	if (dir && (err = posix_spawn_file_actions_addchdir_np(&fa, dir)) != 0) {
+	if (dir && strncmp(dir, "fd:", 3) == 0)
+		err = posix_spawn_file_actions_addfchdir_np(&fa, open(dir + 3, O_RDONLY | O_DIRECTORY));
+	else
+		err = dir ? posix_spawn_file_actions_addchdir_np(&fa, dir) : 0;
+	if (err != 0) {
 		fprintf(stderr, "addchdir_np %s: %s\n", dir, strerror(err));
 		return 1;
 	}

@@ -242,15 +242,22 @@ done
 rm -rf "$W/secrets/inner"
 
 # posix_spawn's file actions, judged when added: a denied name is
-# refused there (and the child never runs); relative names after a
-# chdir action are refused; allowed ones work.
+# refused there (and the child never runs); a relative name is judged
+# from the directory a chdir action leaves the child in, and refused
+# after addfchdir_np (not known in the parent); allowed ones work.
 denied "addopen .env: $PD" "addopen of .env" "$PROBE" spawn-open r .env
 denied "addopen secrets/key: $PD" "addopen of secrets/key" "$PROBE" spawn-open r secrets/key
 denied "addopen secrets/new: $PD" "addopen creating secrets/new" "$PROBE" spawn-open w secrets/new
 denied "addopen $SCRATCH/outside/new: Read-only file system" "addopen creating in a read-only host directory" \
 	"$PROBE" spawn-open w "$SCRATCH/outside/new"
 denied "addchdir_np secrets: $PD" "addchdir_np into secrets" "$PROBE" spawn-open r key secrets
-denied "addopen ../../.env: $PD" "addopen of a relative name after addchdir_np" "$PROBE" spawn-open r ../../.env dir/sub
+denied "addopen ../../.env: $PD" "addopen of ../../.env after addchdir_np dir/sub" "$PROBE" spawn-open r ../../.env dir/sub
+denied "addopen ../secrets/key: $PD" "addopen of ../secrets/key after addchdir_np dir" "$PROBE" spawn-open r ../secrets/key dir
+denied "addopen file.txt: $PD" "addopen of a relative name after addfchdir_np" "$PROBE" spawn-open r file.txt fd:.
+allowed "addopen of ../../file.txt after addchdir_np dir/sub" "$PROBE" spawn-open r ../../file.txt dir/sub
+[ "$OUT" = hello ] && ok || fail "addopen after addchdir_np: '$OUT'"
+allowed "addopen of an absolute name after addfchdir_np" "$PROBE" spawn-open r "$W/file.txt" fd:dir
+[ "$OUT" = hello ] && ok || fail "addopen after addfchdir_np: '$OUT'"
 denied "addopen ../.env: $PD" "addopen of ../.env from dir" sh -c "cd dir && exec '$PROBE' spawn-open r ../.env"
 allowed "addopen of file.txt" "$PROBE" spawn-open r file.txt
 [ "$OUT" = hello ] && ok || fail "addopen of file.txt: '$OUT'"
