@@ -213,10 +213,10 @@ FTS64 *fts64_open(char *const *argv, int options, int (*compar)(const FTSENT64 *
  * FTS_DNR, which fts neither descends into nor lists (fts_children
  * answers only for FTS_D); fts itself never reads it.  fts_accpath names
  * the entry from the working directory fts keeps. */
-#define FTS_GUARD(ent, options)                                                        \
+#define FTS_GUARD_AS(ent, acc, options)                                                \
 	do {                                                                           \
-		if ((ent) && (ent)->fts_level > FTS_ROOTLEVEL && (ent)->fts_info != FTS_DP && \
-		    !readable((ent)->fts_accpath, ((options) & FTS_PHYSICAL) != 0)) {     \
+		if ((ent)->fts_level > FTS_ROOTLEVEL && (ent)->fts_info != FTS_DP &&  \
+		    (!*(acc) || !readable((acc), ((options) & FTS_PHYSICAL) != 0))) { \
 			(ent)->fts_info = (ent)->fts_info == FTS_D || (ent)->fts_info == FTS_DNR || \
 					  (ent)->fts_info == FTS_DC ? FTS_DNR : FTS_NS;  \
 			(ent)->fts_errno = EACCES;                                     \
@@ -224,6 +224,7 @@ FTS64 *fts64_open(char *const *argv, int options, int (*compar)(const FTSENT64 *
 				memset((ent)->fts_statp, 0, sizeof(*(ent)->fts_statp)); \
 		}                                                                      \
 	} while (0)
+#define FTS_GUARD(ent, options) FTS_GUARD_AS(ent, (ent)->fts_accpath, options)
 
 FTSENT *fts_read(FTS *fts)
 {
@@ -241,6 +242,49 @@ FTSENT64 *fts64_read(FTS64 *fts)
 	if (ent && pl_active())
 		FTS_GUARD(ent, fts->fts_options);
 	return ent;
+}
+
+/* fts_children lists the current directory's entries, stat and all:
+ * each is judged by the directory's name from the working directory
+ * (its path, FTS_NOCHDIR, cut at fts_pathlen: fts builds the children's
+ * names in the same buffer; else its access name) and the entry's own.
+ * A name too long to build is taken as refused. */
+#define FTS_GUARD_CHILDREN(fts, list, options)                                         \
+	do {                                                                           \
+		char name_[PATH_MAX];                                                  \
+		__typeof__(list) c_;                                                   \
+		__typeof__(list) d_ = (fts)->fts_cur;                                  \
+		for (c_ = (list); c_ && d_; c_ = c_->fts_link) {                      \
+			int n_ = ((options) & FTS_NOCHDIR)                             \
+				? snprintf(name_, sizeof(name_), "%.*s/%s", (int)d_->fts_pathlen, \
+					   d_->fts_path, c_->fts_name)                 \
+				: snprintf(name_, sizeof(name_), "%s/%s", d_->fts_accpath, \
+					   c_->fts_name);                              \
+			if (n_ < 0 || (size_t)n_ >= sizeof(name_))                     \
+				name_[0] = '\0';                                      \
+			FTS_GUARD_AS(c_, name_, options);                              \
+		}                                                                      \
+	} while (0)
+
+PL_DECLARE_REAL(fts_children);
+PL_DECLARE_REAL(fts64_children);
+
+FTSENT *fts_children(FTS *fts, int options)
+{
+	FTSENT *list = PL_REAL(fts_children)(fts, options);
+
+	if (list && pl_active())
+		FTS_GUARD_CHILDREN(fts, list, fts->fts_options);
+	return list;
+}
+
+FTSENT64 *fts64_children(FTS64 *fts, int options)
+{
+	FTSENT64 *list = PL_REAL(fts64_children)(fts, options);
+
+	if (list && pl_active())
+		FTS_GUARD_CHILDREN(fts, list, fts->fts_options);
+	return list;
 }
 
 /* ------------------------------------------------------------------ glob */

@@ -13,8 +13,9 @@
  *                          (preload-more.c's calls): exit 0 when it works,
  *                          else 1 after perror(NAME)
  *   list HOW PATH          walk PATH (nftw, nftw-depth, nftw-chdir (with
- *                          FTW_DEPTH), nftw-chdir-pre, ftw,
- *                          fts, fts-nochdir) or expand the pattern PATH
+ *                          FTW_DEPTH), nftw-chdir-pre, ftw, fts,
+ *                          fts-nochdir, fts-children[-nochdir]: each
+ *                          directory's fts_children too) or expand PATH
  *                          (glob, glob64), printing each name reached as
  *                          "TYPE NAME" (TYPE: f, d, dnr, ns, sl, other),
  *                          and for each regular file its first line
@@ -258,17 +259,25 @@ static const char *fts_type(int info)
 	return "other";
 }
 
-static int list_fts(const char *path, int options)
+/* With CHILDREN, each directory's entries as fts_children lists them
+ * ("child TYPE NAME"), before fts_read reaches them. */
+static int list_fts(const char *path, int options, bool children)
 {
 	char *argv[] = { (char *)path, NULL };
 	FTS *fts = fts_open(argv, options, NULL);
-	FTSENT *e;
+	FTSENT *e, *c;
 
 	if (!fts)
 		return -1;
-	while ((e = fts_read(fts)))
-		if (e->fts_info != FTS_DP)
-			show(fts_type(e->fts_info), e->fts_path, e->fts_accpath);
+	while ((e = fts_read(fts))) {
+		if (e->fts_info == FTS_DP)
+			continue;
+		show(fts_type(e->fts_info), e->fts_path, e->fts_accpath);
+		for (c = children && e->fts_info == FTS_D ? fts_children(fts, 0) : NULL; c; c = c->fts_link)
+			printf("child %s %.*s/%s size %lld\n", fts_type(c->fts_info), (int)e->fts_pathlen,
+			       e->fts_path, c->fts_name,
+			       c->fts_statp ? (long long)c->fts_statp->st_size : -1LL);
+	}
 	return fts_close(fts);
 }
 
@@ -311,9 +320,13 @@ static int list(const char *how, const char *path)
 	if (strcmp(how, "ftw") == 0)
 		return ftw(path, list_ftw, 8);
 	if (strcmp(how, "fts") == 0)
-		return list_fts(path, FTS_PHYSICAL);
+		return list_fts(path, FTS_PHYSICAL, false);
 	if (strcmp(how, "fts-nochdir") == 0)
-		return list_fts(path, FTS_PHYSICAL | FTS_NOCHDIR);
+		return list_fts(path, FTS_PHYSICAL | FTS_NOCHDIR, false);
+	if (strcmp(how, "fts-children") == 0)
+		return list_fts(path, FTS_PHYSICAL, true);
+	if (strcmp(how, "fts-children-nochdir") == 0)
+		return list_fts(path, FTS_PHYSICAL | FTS_NOCHDIR, true);
 	if (strcmp(how, "glob") == 0 || strcmp(how, "glob64") == 0)
 		return list_glob(path, how[4] == '6');
 	errno = ENOSYS;

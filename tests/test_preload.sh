@@ -225,6 +225,18 @@ for how in nftw nftw-depth nftw-chdir nftw-chdir-pre ftw fts fts-nochdir; do
 	expect_not_in "$OUT" "s3cret" "$how: no content beneath the denied directory"
 	expect_not_in "$OUT" "TOKEN" "$how: .env not opened"
 done
+# fts_children lists a directory's entries with their status: a denied
+# one by name only, with no status (its size is not shown).
+OUT=$(cd "$W" && "$PROBE" list fts-children .)
+expect_in "$OUT" "child f ./secrets/key size 7" "unguarded, fts_children shows beneath secrets"
+for how in fts-children fts-children-nochdir; do
+	allowed "$how of the workspace" "$PROBE" list $how .
+	expect_in "$OUT" "child f ./file.txt size 6" "$how: an allowed entry with its status"
+	expect_in "$OUT" "child f ./dir/sub/a.txt size 2" "$how: beneath a readable directory"
+	expect_in "$OUT" "child dnr ./secrets size 0" "$how: the denied directory, no status"
+	expect_in "$OUT" "child ns ./.env size 0" "$how: the denied file, no status"
+	expect_not_in "$OUT" "secrets/" "$how: nothing beneath the denied directory"
+done
 OUT=$(cd "$W" && "$PROBE" list glob '*/*/*')
 expect_in "$OUT" "f secrets/inner/deep deep" "unguarded, glob lists beneath secrets"
 for how in glob glob64; do
