@@ -22,6 +22,7 @@
  *   spawn-open MODE PATH [DIR]  posix_spawn /bin/cat with
  *                          posix_spawn_file_actions_addopen of PATH on fd
  *                          0 (MODE r) or 1 (MODE w: created, truncated),
+ *                          or (MODE x) posix_spawn the program PATH,
  *                          after addchdir_np DIR when given (fd:DIR:
  *                          addfchdir_np of DIR opened); exit 1 after
  *                          naming the add that failed
@@ -352,14 +353,17 @@ static int spawn_open(const char *mode, const char *path, const char *dir)
 		fprintf(stderr, "addchdir_np %s: %s\n", dir, strerror(err));
 		return 1;
 	}
-	err = posix_spawn_file_actions_addopen(&fa, w ? 1 : 0, path, w ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY,
-					       0644);
+	if (mode[0] == 'x')  /* PATH is the program, run after the chdir */
+		err = 0;
+	else
+		err = posix_spawn_file_actions_addopen(&fa, w ? 1 : 0, path,
+						       w ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY, 0644);
 	if (err != 0) {
 		fprintf(stderr, "addopen %s: %s\n", path, strerror(err));
 		posix_spawn_file_actions_destroy(&fa);
 		return 1;
 	}
-	err = posix_spawn(&pid, "/bin/cat", &fa, NULL, argv, environ);
+	err = posix_spawn(&pid, mode[0] == 'x' ? path : "/bin/cat", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err != 0) {
 		fprintf(stderr, "posix_spawn: %s\n", strerror(err));
@@ -438,6 +442,6 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads | call NAME PATH | list HOW PATH | spawn-open r|w PATH [DIR]\n");
+	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads | call NAME PATH | list HOW PATH | spawn-open r|w|x PATH [DIR]\n");
 	return 2;
 }

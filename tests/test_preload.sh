@@ -277,6 +277,15 @@ allowed "addopen of an absolute name after addchdir_np" "$PROBE" spawn-open r "$
 [ "$OUT" = hello ] && ok || fail "addopen after addchdir_np: '$OUT'"
 allowed "addopen of ../file.txt from dir" sh -c "cd dir && exec '$PROBE' spawn-open r ../file.txt"
 [ "$OUT" = hello ] && ok || fail "addopen of ../file.txt: '$OUT'"
+# A relative program path is judged from the directory the file actions
+# leave the child in.
+cp /bin/cat "$W/secrets/cat"
+cp /bin/cat "$W/dir/cat"
+denied "posix_spawn: $PD" "posix_spawn of ../secrets/cat after addchdir_np dir" "$PROBE" spawn-open x ../secrets/cat dir
+denied "posix_spawn: $PD" "posix_spawn of a relative program after addfchdir_np" "$PROBE" spawn-open x ./cat fd:dir
+allowed "posix_spawn of ./cat after addchdir_np dir" sh -c "exec '$PROBE' spawn-open x ./cat dir < file.txt"
+[ "$OUT" = hello ] && ok || fail "posix_spawn ./cat after addchdir_np: '$OUT'"
+rm -f "$W/secrets/cat" "$W/dir/cat"
 allowed "addopen creating dir/new.txt" sh -c "exec '$PROBE' spawn-open w dir/new.txt < file.txt"
 [ "$(cat "$W/dir/new.txt")" = hello ] && ok || fail "addopen w dir/new.txt: not written"
 rm -f "$W/dir/new.txt"
