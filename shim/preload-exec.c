@@ -161,12 +161,33 @@ int execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
+/* The child execs after its file actions: a relative program path is
+ * judged from the directory they leave it in (preload-spawn.c). */
+static int judge_spawn(const char *path, const posix_spawn_file_actions_t *actions)
+{
+	char abs[PATH_MAX];
+	int err;
+
+	if (!path || !strchr(path, '/') || path[0] == '/' || !actions)
+		return judge_exec(AT_FDCWD, path);
+	if ((err = pl_spawn_absolute(actions, path, abs, sizeof(abs))) != 0) {
+		if (pl_enter()) {
+			errno = err;
+			pl_log_refusal("posix_spawn", path);
+			pl_leave();
+		}
+		errno = err;
+		return -1;
+	}
+	return judge_exec(AT_FDCWD, abs);
+}
+
 int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
 		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	if (!pl_active())
 		return PL_REAL(posix_spawn)(pid, path, actions, attr, argv, envp);
-	if (judge_exec(AT_FDCWD, path) < 0)
+	if (judge_spawn(path, actions) < 0)
 		return errno;
 	{
 		WITH_GUARD_ENV(envp, env);
@@ -179,7 +200,7 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 {
 	if (!pl_active())
 		return PL_REAL(posix_spawnp)(pid, file, actions, attr, argv, envp);
-	if (judge_exec(AT_FDCWD, file) < 0)
+	if (judge_spawn(file, actions) < 0)
 		return errno;
 	{
 		WITH_GUARD_ENV(envp, env);

@@ -1,7 +1,7 @@
 /* preload-more.c - the path-taking libc calls the other interposers left
  * to libc, which reach the kernel through glibc's internal entry points
  * out of the guard's sight: the mkstemp and mkdtemp family, statfs and
- * statvfs, ftok, setmntent, inotify_add_watch, dlopen, realpath, the ftw and fts walkers,
+ * statvfs, ftok, setmntent, inotify_add_watch, dlopen, realpath,
  * scandir's other names, remove, pathconf, name_to_handle_at and the
  * fortified readlink and realpath.  tests/preload-symbols.txt lists every
  * path-taking symbol and what became of it. */
@@ -14,8 +14,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fts.h>
-#include <ftw.h>
 #include <limits.h>
 #include <mntent.h>
 #include <stdio.h>
@@ -319,63 +317,6 @@ void *dlmopen(Lmid_t lmid, const char *file, int mode)
 }
 
 /* ------------------------------------------------------ walkers, remove */
-
-/* The walkers open the directories beneath the start with glibc's
- * internal calls: the start is judged here; what lies beneath a readable
- * start is the policy's own business only where a deny rule sits inside
- * it (documented in pathgate(1) as a limit). */
-PL_DECLARE_REAL(ftw);
-PL_DECLARE_REAL(nftw);
-
-int ftw(const char *dir, __ftw_func_t fn, int nopenfd)
-{
-	if (judge_read(dir, "ftw") < 0)
-		return -1;
-	return PL_REAL(ftw)(dir, fn, nopenfd);
-}
-
-int ftw64(const char *dir, __ftw64_func_t fn, int nopenfd)
-{
-	return ftw(dir, (__ftw_func_t)fn, nopenfd);
-}
-
-int nftw(const char *dir, __nftw_func_t fn, int nopenfd, int flags)
-{
-	int at = (flags & FTW_PHYS) ? AT_SYMLINK_NOFOLLOW : 0;
-
-	if (pl_judge_op(AT_FDCWD, dir, at, PG_OP_READ, "nftw") < 0)
-		return -1;
-	return PL_REAL(nftw)(dir, fn, nopenfd, flags);
-}
-
-int nftw64(const char *dir, __nftw64_func_t fn, int nopenfd, int flags)
-{
-	return nftw(dir, (__nftw_func_t)fn, nopenfd, flags);
-}
-
-PL_DECLARE_REAL(fts_open);
-
-FTS *fts_open(char *const *argv, int options, int (*compar)(const FTSENT **, const FTSENT **))
-{
-	size_t i;
-
-	for (i = 0; argv && argv[i]; i++)
-		if (judge_read(argv[i], "fts_open") < 0)
-			return NULL;
-	return PL_REAL(fts_open)(argv, options, compar);
-}
-
-PL_DECLARE_REAL(fts64_open);
-
-FTS64 *fts64_open(char *const *argv, int options, int (*compar)(const FTSENT64 **, const FTSENT64 **))
-{
-	size_t i;
-
-	for (i = 0; argv && argv[i]; i++)
-		if (judge_read(argv[i], "fts_open") < 0)
-			return NULL;
-	return PL_REAL(fts64_open)(argv, options, compar);
-}
 
 PL_DECLARE_REAL(scandirat);
 

@@ -3,8 +3,9 @@
  * re-entrancy depth, the real libc functions, and where a path argument
  * lands (inside the root, or a host path judged by the absolute rules).
  * PATHGATE_POLICY_TEXT carries the policy's text where its file is out of
- * sight.  preload-open.c, -stat.c, -names.c, -attr.c, -dir.c and -exec.c
- * hold the interposers; preload-more.c the rest of the path-taking calls
+ * sight.  preload-open.c, -stat.c, -names.c, -attr.c, -dir.c, -exec.c,
+ * -walk.c (walkers, glob) and -spawn.c (posix_spawn's file actions) hold
+ * the interposers; preload-more.c the rest of the path-taking calls
  * (tests/preload-symbols.txt).
  *
  * Not a boundary: a program that makes raw syscalls, or a static binary,
@@ -110,6 +111,11 @@ void   pl_env_inject(char *const envp[], char **out, char *buf);
 void   pl_environ_ensure(void);
 /* True when the preload is active (configured), so children need it. */
 bool   pl_active(void);
+/* PATH as the child of a posix_spawn with file-action LIST meets it,
+ * absolute, into ABS (SIZE bytes): relative to the last chdir action's
+ * directory, else to the working directory.  0, or an error number
+ * (EACCES: the child's directory is not known here) (preload-spawn.c). */
+int    pl_spawn_absolute(const void *list, const char *path, char *abs, size_t size);
 
 #pragma GCC visibility pop
 

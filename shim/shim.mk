@@ -7,7 +7,7 @@
 # libpathgate.so.
 bin_PROGRAMS += shim/pathgate
 shim_pathgate_SOURCES = shim/pathgate.c shim/cli.h shim/cli-explain.c \
-	shim/cli-run.c shim/srt.c shim/srt.h
+	shim/cli-run.c shim/srt.c shim/srt-pos.c shim/srt.h
 shim_pathgate_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
 	-DPG_PRELOAD_PATH='"$(pkglibdir)/libpathgate-preload.so"' -DPG_BINDIR='"$(bindir)"'
 shim_pathgate_LDADD = lib/libpathgate-internal.la $(JSONC_LIBS)
@@ -22,10 +22,14 @@ pkglib_LTLIBRARIES = shim/libpathgate-preload.la
 shim_libpathgate_preload_la_SOURCES = shim/preload.c shim/preload.h \
 	shim/preload-open.c shim/preload-stat.c shim/preload-names.c \
 	shim/preload-attr.c shim/preload-dir.c shim/preload-exec.c \
-	shim/preload-more.c
+	shim/preload-more.c shim/preload-walk.c shim/preload-spawn.c
 # glibc marks path arguments nonnull; programs pass NULL anyway, and the
 # guard must see it rather than have the check optimised away.
 shim_libpathgate_preload_la_CFLAGS = $(AM_CFLAGS) -fno-delete-null-pointer-checks
+# lib/ after the system headers: lib/glob.h (the policy's matcher) must
+# not hide <glob.h>, whose glob the preload interposes; "shim.h" is still
+# found there.
+shim_libpathgate_preload_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir) -idirafter $(top_srcdir)/lib
 # --exclude-libs: the library inside stays hidden; only the interposed
 # libc names are exported, so a program linking libpathgate itself keeps
 # its own copy.
@@ -52,10 +56,12 @@ TESTS += tests/test_batch
 check_PROGRAMS += tests/preload_probe
 tests_preload_probe_SOURCES = tests/preload_probe.c
 tests_preload_probe_LDADD = -lpthread -ldl
+# Only config.h: lib/glob.h must not hide <glob.h>.
+tests_preload_probe_CPPFLAGS = -I$(top_builddir)
 
 shim_tests = tests/test_cli.sh tests/test_cli_pgsh.sh tests/test_preload.sh \
 	tests/test_run_envelope.sh tests/test_toolchains.sh tests/test_cli_conventions.sh \
-	tests/test_run_holes.sh
+	tests/test_run_holes.sh tests/test_cli_srt.sh tests/test_install.sh
 dist_check_SCRIPTS += $(shim_tests)
 EXTRA_DIST += tests/shim-lib.sh tests/preload-symbols.sh tests/preload-symbols.txt
 TESTS += $(shim_tests)
@@ -63,6 +69,10 @@ TESTS += $(shim_tests)
 # Where the preload is installed, for the relocated-install case of
 # test_cli_conventions.sh.
 AM_TESTS_ENVIRONMENT += PG_BINDIR='$(bindir)' PG_PKGLIBDIR='$(pkglibdir)'; export PG_BINDIR PG_PKGLIBDIR;
+# And the rest of the configured directories with the make that installs,
+# for test_install.sh (make install DESTDIR=..., then run what landed).
+AM_TESTS_ENVIRONMENT += PG_PREFIX='$(prefix)' PG_LIBDIR='$(libdir)' PG_MANDIR='$(mandir)' MAKE='$(MAKE)'; \
+	export PG_PREFIX PG_LIBDIR PG_MANDIR MAKE;
 
 # An ASan-instrumented preload cannot load into uninstrumented programs:
 # the preload tests skip in a sanitizer build and say so.

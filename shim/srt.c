@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,53 @@ struct srt_paths {
 	char  **path[SRT_LISTS];
 	size_t  n[SRT_LISTS];
 };
+
+/* The settings file: its name and text (for FILE:LINE:COL), where the
+ * "filesystem" object sits ("sandbox"."filesystem" in an agent's
+ * settings), and where messages go. */
+struct srt_doc {
+	const char *file;
+	char       *text;
+	size_t      len;
+	const char *outer;  /* "sandbox", or NULL at the top */
+	FILE       *warn;
+};
+
+/* FILE:LINE:COL: message, at the value PATH names beneath the object
+ * that holds "filesystem". */
+static void __attribute__((format(printf, 4, 5)))
+at(const struct srt_doc *d, const struct srt_step *path, size_t depth, const char *fmt, ...)
+{
+	struct srt_step full[4];
+	size_t n = 0, i;
+	unsigned line, col;
+	va_list ap;
+
+	if (d->outer)
+		full[n++] = (struct srt_step){ d->outer, 0 };
+	for (i = 0; i < depth && n < 4; i++)
+		full[n++] = path[i];
+	srt_line_col(d->text, srt_offset(d->text, d->len, full, n), &line, &col);
+	fprintf(d->warn, "%s:%u:%u: ", d->file, line, col);
+	va_start(ap, fmt);
+	vfprintf(d->warn, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->warn);
+}
+
+static const char *type_name(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null:    return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double:
+	case json_type_int:     return "a number";
+	case json_type_object:  return "an object";
+	case json_type_array:   return "an array";
+	case json_type_string:  return "a string";
+	}
+	return "a value";
+}
 
 /* "./a/b/" -> "a/b", "./" -> ".", "/x/" -> "/x". */
 static char *normalise_entry(const char *s)
@@ -102,7 +150,7 @@ static void free_paths(struct srt_paths *sp)
 	}
 }
 
-static int read_list(json_object *fs, enum srt_list l, struct srt_paths *sp, FILE *warn)
+static int read_list(const struct srt_doc *d, json_object *fs, enum srt_list l, struct srt_paths *sp)
 {
 	json_object *arr;
 	size_t i, n;
@@ -110,7 +158,8 @@ static int read_list(json_object *fs, enum srt_list l, struct srt_paths *sp, FIL
 	if (!json_object_object_get_ex(fs, list_key[l], &arr) || json_object_is_type(arr, json_type_null))
 		return 0;
 	if (!json_object_is_type(arr, json_type_array)) {
-		fprintf(warn, "pathgate: srt: filesystem.%s is not an array\n", list_key[l]);
+		at(d, (struct srt_step[]){ { "filesystem", 0 }, { list_key[l], 0 } }, 2,
+		   "filesystem.%s is %s, not an array of paths", list_key[l], type_name(arr));
 		return -1;
 	}
 	n = json_object_array_length(arr);
@@ -119,16 +168,17 @@ static int read_list(json_object *fs, enum srt_list l, struct srt_paths *sp, FIL
 		return -1;
 	for (i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
+		struct srt_step where[] = { { "filesystem", 0 }, { list_key[l], 0 }, { NULL, i } };
 		const char *s;
 
 		if (!json_object_is_type(e, json_type_string)) {
-			fprintf(warn, "pathgate: srt: filesystem.%s[%zu] is not a string\n", list_key[l], i);
+			at(d, where, 3, "filesystem.%s[%zu] is %s, not a path string", list_key[l], i, type_name(e));
 			return -1;
 		}
 		s = json_object_get_string(e);
 		if (!*s || strpbrk(s, "\n\r#")) {
-			fprintf(warn, "pathgate: srt: filesystem.%s[%zu]: a path pathgate cannot write in a policy line\n",
-				list_key[l], i);
+			at(d, where, 3, "filesystem.%s[%zu]: %s", list_key[l], i,
+			   *s ? "a path with a newline or '#' cannot be written as a policy line" : "an empty path");
 			return -1;
 		}
 		sp->path[l][sp->n[l]] = normalise_entry(s);
@@ -139,13 +189,75 @@ static int read_list(json_object *fs, enum srt_list l, struct srt_paths *sp, FIL
 	return 0;
 }
 
-static void warn_other_keys(json_object *top, json_object *fs, FILE *warn)
+/* Why each setting sandbox-runtime knows outside the four lists is not
+ * kept: its own reason, not one for all. */
+struct srt_reason {
+	const char *key;
+	const char *why;
+};
+
+#define NO_NETWORK "the envelope runs the child with no network of the host's, and --no-envelope leaves it unfiltered"
+
+static const struct srt_reason network_reasons[] = {
+	{ "allowedDomains", "a domain allowlist cannot be kept: pathgate does not filter network traffic by "
+	  "destination; " NO_NETWORK },
+	{ "deniedDomains", "a domain denylist cannot be kept: pathgate does not filter network traffic by "
+	  "destination; " NO_NETWORK },
+	{ "allowUnixSockets", "access to chosen Unix sockets cannot be kept: the envelope refuses every new "
+	  "AF_UNIX socket (seccomp), with no exception by socket path" },
+	{ "allowAllUnixSockets", "Unix-socket access cannot be kept: the envelope refuses every new AF_UNIX "
+	  "socket (seccomp)" },
+	{ "allowLocalBinding", "binding host ports cannot be granted: " NO_NETWORK },
+	{ "httpProxyPort", "pathgate runs no HTTP proxy: " NO_NETWORK },
+	{ "socksProxyPort", "pathgate runs no SOCKS proxy: " NO_NETWORK },
+	{ NULL, "pathgate does not filter network traffic: " NO_NETWORK },
+};
+
+static const struct srt_reason outer_reasons[] = {
+	{ "ignoreViolations", "pathgate ignores no refusal: every refused call fails and can be logged "
+	  "(--log), with no exemption by command or path" },
+	{ "enableWeakerNestedSandbox", "pathgate chooses its envelope itself (bwrap, else Landlock) and runs "
+	  "a weaker one only when asked (--accept-weaker)" },
+	{ "enabled", "whether to confine is the caller's choice: pathgate run confines whatever it runs" },
+	{ "excludedCommands", "pathgate confines every command run under it: no exception by command name" },
+	{ "allowUnsandboxedCommands", "pathgate confines every command run under it: no way out of the "
+	  "envelope is offered" },
+	{ "autoAllowBashIfSandboxed", "an agent's permission setting, not a confinement rule" },
+	{ NULL, "not a setting this conversion knows: pathgate converts the filesystem rules only" },
+};
+
+static const char *reason(const struct srt_reason *r, const char *key)
+{
+	for (; r->key; r++)
+		if (strcmp(r->key, key) == 0)
+			break;
+	return r->why;
+}
+
+static void warn_network(const struct srt_doc *d, json_object *net)
+{
+	if (!json_object_is_type(net, json_type_object)) {
+		at(d, (struct srt_step[]){ { "network", 0 } }, 1, "warning: \"network\" is ignored: %s",
+		   reason(network_reasons, ""));
+		return;
+	}
+	json_object_object_foreach(net, key, val) {
+		(void)val;
+		at(d, (struct srt_step[]){ { "network", 0 }, { key, 0 } }, 2,
+		   "warning: network.%s is ignored: %s", key, reason(network_reasons, key));
+	}
+}
+
+static void warn_other_keys(const struct srt_doc *d, json_object *top, json_object *fs)
 {
 	json_object_object_foreach(top, key, val) {
-		(void)val;
-		if (strcmp(key, "filesystem") != 0)
-			fprintf(warn, "pathgate: srt: warning: \"%s\" is ignored: pathgate confines files only "
-				"(the envelope runs children with no network)\n", key);
+		if (strcmp(key, "filesystem") == 0)
+			continue;
+		if (strcmp(key, "network") == 0)
+			warn_network(d, val);
+		else
+			at(d, (struct srt_step[]){ { key, 0 } }, 1, "warning: \"%s\" is ignored: %s", key,
+			   reason(outer_reasons, key));
 	}
 	json_object_object_foreach(fs, fkey, fval) {
 		size_t l;
@@ -155,8 +267,9 @@ static void warn_other_keys(json_object *top, json_object *fs, FILE *warn)
 		for (l = 0; l < SRT_LISTS; l++)
 			known |= strcmp(fkey, list_key[l]) == 0;
 		if (!known)
-			fprintf(warn, "pathgate: srt: warning: filesystem.%s is ignored: it has no pathgate equivalent\n",
-				fkey);
+			at(d, (struct srt_step[]){ { "filesystem", 0 }, { fkey, 0 } }, 2,
+			   "warning: filesystem.%s is ignored: this conversion knows allowRead, denyRead, "
+			   "allowWrite and denyWrite only", fkey);
 	}
 }
 
@@ -237,11 +350,17 @@ static void emit_read_allows(const struct srt_paths *sp, FILE *out, FILE *warn)
 	}
 }
 
+/* Said on every conversion, in the policy and on standard error. */
+#define CANNOT_KEEP "not kept: network rules (domain allowlists and denylists, Unix-socket access, " \
+	"local binding, proxy ports): pathgate confines files only; its envelope gives the child no network " \
+	"of the host's and no new Unix socket, and --no-envelope filters neither"
+
 static int emit_policy(const char *file, const struct srt_paths *sp, FILE *out, FILE *warn)
 {
 	size_t i;
 
 	fprintf(out, "# pathgate policy converted from the sandbox-runtime settings %s\n", file);
+	fprintf(out, "# %s\n", CANNOT_KEEP);
 	fputs("# sandbox-runtime reads everything it does not deny\nread /\n", out);
 	if (sp->n[ALLOW_WRITE])
 		fputs("\n# allowWrite\n", out);
@@ -258,25 +377,97 @@ static int emit_policy(const char *file, const struct srt_paths *sp, FILE *out, 
 	emit_write_denies(sp, out, warn);
 	emit_read_denies(sp, out, warn);
 	emit_read_allows(sp, out, warn);
+	fprintf(warn, "pathgate: srt: %s\n", CANNOT_KEEP);
 	fputs("pathgate: srt: note: sandbox-runtime also refuses writes to a built-in list of files "
 	      "(shell start-up files, .git/hooks, ...); `pathgate policy --default` has pathgate's list: "
 	      "merge its read-only rules if you relied on them\n", warn);
 	return 0;
 }
 
+/* The whole file, NUL-terminated, into D. */
+static int slurp(struct srt_doc *d)
+{
+	FILE *f = fopen(d->file, "r");
+	size_t cap = 0;
+
+	if (!f) {
+		fprintf(d->warn, "pathgate: srt: %s: %s\n", d->file, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		char *t;
+
+		if (d->len + 4096 + 1 > cap) {
+			cap = cap * 2 + 8192;
+			if (!(t = realloc(d->text, cap)))
+				break;
+			d->text = t;
+		}
+		d->len += fread(d->text + d->len, 1, cap - d->len - 1, f);
+		if (feof(f) || ferror(f))
+			break;
+	}
+	if (!d->text || ferror(f) || !feof(f)) {
+		fprintf(d->warn, "pathgate: srt: %s: %s\n", d->file, strerror(errno ? errno : EIO));
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	d->text[d->len] = '\0';
+	return 0;
+}
+
+/* Strict JSON, as sandbox-runtime's JSON.parse reads it; an error at
+ * the line and column where json-c stopped. */
+static json_object *parse(const struct srt_doc *d)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *doc = NULL;
+	const char *why = NULL;
+	size_t end = d->len;
+	unsigned line, col;
+
+	if (!tok)
+		return NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	if (strlen(d->text) != d->len) {
+		end = strlen(d->text);
+		why = "a NUL byte in the text";
+	} else {
+		doc = json_tokener_parse_ex(tok, d->text, (int)d->len);
+		end = json_tokener_get_parse_end(tok);
+		if (!doc && json_tokener_get_error(tok) == json_tokener_continue)
+			why = "the text ends inside a value";
+		else if (!doc)
+			why = json_tokener_error_desc(json_tokener_get_error(tok));
+		else if (d->text[end + strspn(d->text + end, " \t\r\n")] != '\0') {
+			end += strspn(d->text + end, " \t\r\n");
+			why = "text after the JSON value";
+		}
+	}
+	json_tokener_free(tok);
+	if (why) {
+		json_object_put(doc);
+		srt_line_col(d->text, end, &line, &col);
+		fprintf(d->warn, "%s:%u:%u: %s\n", d->file, line, col, why);
+		return NULL;
+	}
+	return doc;
+}
+
 int srt_convert(const char *file, FILE *out, FILE *warn)
 {
 	struct srt_paths sp = { 0 };
-	json_object *doc = json_object_from_file(file), *top = doc, *fs = NULL;
+	struct srt_doc d = { .file = file, .warn = warn };
+	json_object *doc = NULL, *top, *fs = NULL;
 	size_t l;
 	int rc = -1;
 
-	if (!doc) {
-		fprintf(warn, "pathgate: srt: %s: %s\n", file, json_util_get_last_err());
-		return -1;
-	}
+	if (slurp(&d) < 0 || !(doc = parse(&d)))
+		goto out;
+	top = doc;
 	if (!json_object_is_type(top, json_type_object)) {
-		fprintf(warn, "pathgate: srt: %s: not a JSON object\n", file);
+		at(&d, NULL, 0, "the settings are %s, not a JSON object", type_name(top));
 		goto out;
 	}
 	/* sandbox-runtime's own file has "filesystem" at the top; an agent's
@@ -286,21 +477,28 @@ int srt_convert(const char *file, FILE *out, FILE *warn)
 
 		if (json_object_object_get_ex(top, "sandbox", &sandbox) &&
 		    json_object_is_type(sandbox, json_type_object) &&
-		    json_object_object_get_ex(sandbox, "filesystem", &fs))
+		    json_object_object_get_ex(sandbox, "filesystem", &fs)) {
 			top = sandbox;
+			d.outer = "sandbox";
+		}
 	}
-	if (!fs || !json_object_is_type(fs, json_type_object)) {
-		fprintf(warn, "pathgate: srt: %s: no \"filesystem\" object (nor \"sandbox\".\"filesystem\")\n",
-			file);
+	if (!fs) {
+		at(&d, NULL, 0, "no \"filesystem\" object (nor \"sandbox\".\"filesystem\")");
+		goto out;
+	}
+	if (!json_object_is_type(fs, json_type_object)) {
+		at(&d, (struct srt_step[]){ { "filesystem", 0 } }, 1, "\"filesystem\" is %s, not an object",
+		   type_name(fs));
 		goto out;
 	}
 	for (l = 0; l < SRT_LISTS; l++)
-		if (read_list(fs, (enum srt_list)l, &sp, warn) < 0)
+		if (read_list(&d, fs, (enum srt_list)l, &sp) < 0)
 			goto out;
-	warn_other_keys(top, fs, warn);
+	warn_other_keys(&d, top, fs);
 	rc = emit_policy(file, &sp, out, warn);
 out:
 	free_paths(&sp);
 	json_object_put(doc);
+	free(d.text);
 	return rc;
 }

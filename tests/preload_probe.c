@@ -12,6 +12,20 @@
  *   call NAME PATH         make the one path-taking libc call NAME on PATH
  *                          (preload-more.c's calls): exit 0 when it works,
  *                          else 1 after perror(NAME)
+ *   list HOW PATH          walk PATH (nftw, nftw-depth, nftw-chdir (with
+ *                          FTW_DEPTH), nftw-chdir-pre, ftw, fts,
+ *                          fts-nochdir, fts-children[-nochdir]: each
+ *                          directory's fts_children too) or expand PATH
+ *                          (glob, glob64), printing each name reached as
+ *                          "TYPE NAME" (TYPE: f, d, dnr, ns, sl, other),
+ *                          and for each regular file its first line
+ *   spawn-open MODE PATH [DIR]  posix_spawn /bin/cat with
+ *                          posix_spawn_file_actions_addopen of PATH on fd
+ *                          0 (MODE r) or 1 (MODE w: created, truncated),
+ *                          or (MODE x) posix_spawn the program PATH,
+ *                          after addchdir_np DIR when given (fd:DIR:
+ *                          addfchdir_np of DIR opened); exit 1 after
+ *                          naming the add that failed
  *
  * Exit 0 when every expectation held; the child's status for the
  * exec cases. */
@@ -22,9 +36,11 @@
 #include <errno.h>
 #include <fts.h>
 #include <ftw.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +51,8 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static int child_status(pid_t pid)
 {
@@ -176,6 +194,184 @@ static int fts_walk(const char *path)
 	return fts_close(fts);
 }
 
+
+/* What a walk reached, as "TYPE NAME", and a regular file's first line
+ * (opened with the interposed open, from the working directory). */
+static void show(const char *type, const char *name, const char *open_as)
+{
+	char line[128] = "";
+	FILE *f;
+
+	if (strcmp(type, "f") == 0 && (f = fopen(open_as, "r"))) {
+		if (!fgets(line, sizeof line, f))
+			line[0] = '\0';
+		line[strcspn(line, "\n")] = '\0';
+		fclose(f);
+	}
+	printf("%s %s%s%s\n", type, name, line[0] ? " " : "", line);
+}
+
+static const char *ftw_type(int type)
+{
+	switch (type) {
+	case FTW_F:   return "f";
+	case FTW_D:
+	case FTW_DP:  return "d";
+	case FTW_DNR: return "dnr";
+	case FTW_NS:  return "ns";
+	case FTW_SL:
+	case FTW_SLN: return "sl";
+	}
+	return "other";
+}
+
+static int list_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	show(ftw_type(type), path, path + ftw->base);
+	return 0;
+}
+
+static int list_entry_nochdir(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	show(ftw_type(type), path, path);
+	return 0;
+}
+
+static int list_ftw(const char *path, const struct stat *st, int type)
+{
+	(void)st;
+	show(ftw_type(type), path, path);
+	return 0;
+}
+
+static const char *fts_type(int info)
+{
+	switch (info) {
+	case FTS_F:   return "f";
+	case FTS_D:
+	case FTS_DP:  return "d";
+	case FTS_DNR: return "dnr";
+	case FTS_NS:  return "ns";
+	case FTS_SL:
+	case FTS_SLNONE: return "sl";
+	}
+	return "other";
+}
+
+/* With CHILDREN, each directory's entries as fts_children lists them
+ * ("child TYPE NAME"), before fts_read reaches them. */
+static int list_fts(const char *path, int options, bool children)
+{
+	char *argv[] = { (char *)path, NULL };
+	FTS *fts = fts_open(argv, options, NULL);
+	FTSENT *e, *c;
+
+	if (!fts)
+		return -1;
+	while ((e = fts_read(fts))) {
+		if (e->fts_info == FTS_DP)
+			continue;
+		show(fts_type(e->fts_info), e->fts_path, e->fts_accpath);
+		for (c = children && e->fts_info == FTS_D ? fts_children(fts, 0) : NULL; c; c = c->fts_link)
+			printf("child %s %.*s/%s size %lld\n", fts_type(c->fts_info), (int)e->fts_pathlen,
+			       e->fts_path, c->fts_name,
+			       c->fts_statp ? (long long)c->fts_statp->st_size : -1LL);
+	}
+	return fts_close(fts);
+}
+
+static int list_glob(const char *pattern, bool wide)
+{
+	glob_t g;
+	glob64_t g64;
+	size_t i, n;
+	char **v;
+	int rc;
+
+	if (wide) {
+		rc = glob64(pattern, GLOB_MARK, NULL, &g64);
+		n = g64.gl_pathc, v = g64.gl_pathv;
+	} else {
+		rc = glob(pattern, GLOB_MARK, NULL, &g);
+		n = g.gl_pathc, v = g.gl_pathv;
+	}
+	if (rc == GLOB_NOMATCH)
+		printf("no match\n");
+	else if (rc != 0)
+		return -1;
+	for (i = 0; rc == 0 && i < n; i++)
+		show(v[i][strlen(v[i]) - 1] == '/' ? "d" : "f", v[i], v[i]);
+	if (rc == 0)
+		wide ? globfree64(&g64) : globfree(&g);
+	return 0;
+}
+
+static int list(const char *how, const char *path)
+{
+	if (strcmp(how, "nftw") == 0)
+		return nftw(path, list_entry_nochdir, 8, FTW_PHYS);
+	if (strcmp(how, "nftw-depth") == 0)
+		return nftw(path, list_entry_nochdir, 8, FTW_PHYS | FTW_DEPTH);
+	if (strcmp(how, "nftw-chdir") == 0)
+		return nftw(path, list_entry, 8, FTW_PHYS | FTW_DEPTH | FTW_CHDIR);
+	if (strcmp(how, "nftw-chdir-pre") == 0)
+		return nftw(path, list_entry, 8, FTW_PHYS | FTW_CHDIR);
+	if (strcmp(how, "ftw") == 0)
+		return ftw(path, list_ftw, 8);
+	if (strcmp(how, "fts") == 0)
+		return list_fts(path, FTS_PHYSICAL, false);
+	if (strcmp(how, "fts-nochdir") == 0)
+		return list_fts(path, FTS_PHYSICAL | FTS_NOCHDIR, false);
+	if (strcmp(how, "fts-children") == 0)
+		return list_fts(path, FTS_PHYSICAL, true);
+	if (strcmp(how, "fts-children-nochdir") == 0)
+		return list_fts(path, FTS_PHYSICAL | FTS_NOCHDIR, true);
+	if (strcmp(how, "glob") == 0 || strcmp(how, "glob64") == 0)
+		return list_glob(path, how[4] == '6');
+	errno = ENOSYS;
+	return -1;
+}
+
+/* /bin/cat with PATH opened by a file action (after a chdir action to
+ * DIR when given). */
+static int spawn_open(const char *mode, const char *path, const char *dir)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { "cat", NULL };
+	bool w = mode[0] == 'w';
+	pid_t pid;
+	int err;
+
+	posix_spawn_file_actions_init(&fa);
+	if (dir && strncmp(dir, "fd:", 3) == 0)
+		err = posix_spawn_file_actions_addfchdir_np(&fa, open(dir + 3, O_RDONLY | O_DIRECTORY));
+	else
+		err = dir ? posix_spawn_file_actions_addchdir_np(&fa, dir) : 0;
+	if (err != 0) {
+		fprintf(stderr, "addchdir_np %s: %s\n", dir, strerror(err));
+		return 1;
+	}
+	if (mode[0] == 'x')  /* PATH is the program, run after the chdir */
+		err = 0;
+	else
+		err = posix_spawn_file_actions_addopen(&fa, w ? 1 : 0, path,
+						       w ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY, 0644);
+	if (err != 0) {
+		fprintf(stderr, "addopen %s: %s\n", path, strerror(err));
+		posix_spawn_file_actions_destroy(&fa);
+		return 1;
+	}
+	err = posix_spawn(&pid, mode[0] == 'x' ? path : "/bin/cat", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err != 0) {
+		fprintf(stderr, "posix_spawn: %s\n", strerror(err));
+		return 1;
+	}
+	return child_status(pid);
+}
+
 static int one_call(const char *name, const char *path)
 {
 	struct statfs sfs;
@@ -235,6 +431,10 @@ int main(int argc, char **argv)
 		return clobber_fds();
 	if (argc == 2 && strcmp(argv[1], "threads") == 0)
 		return threads();
+	if (argc == 4 && strcmp(argv[1], "list") == 0)
+		return list(argv[2], argv[3]) == 0 ? 0 : (perror(argv[2]), 1);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "spawn-open") == 0)
+		return spawn_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (argc == 4 && strcmp(argv[1], "call") == 0) {
 		errno = 0;
 		if (one_call(argv[2], argv[3]) == 0)
@@ -242,6 +442,6 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads | call NAME PATH\n");
+	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads | call NAME PATH | list HOW PATH | spawn-open r|w|x PATH [DIR]\n");
 	return 2;
 }

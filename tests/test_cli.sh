@@ -275,7 +275,7 @@ expect_in "$OUT" "read! .env" "srt: denyWrite is a final read"
 expect_in "$OUT" "deny ~/.ssh" "srt: denyRead"
 expect_in "$OUT" "write secrets/public" "srt: allowRead beneath a denyRead, writable as before"
 expect_in "$ERR" "denyRead secrets lies in the writable region" "srt: warns where writes differ"
-expect_in "$ERR" "\"network\" is ignored" "srt: warns about what it drops"
+expect_in "$ERR" "network.allowedDomains is ignored: a domain allowlist cannot be kept" "srt: warns about what it drops"
 echo "$OUT" > "$SCRATCH/converted"
 expect_status 0 "the converted policy parses" pg policy --check "$SCRATCH/converted"
 cat > "$SCRATCH/srt2.json" <<'EOF'
@@ -290,6 +290,6 @@ echo '{"filesystem": ' > "$SCRATCH/broken.json"
 expect_status 2 "policy --from-srt on broken JSON" pg policy --from-srt "$SCRATCH/broken.json"
 echo '{"filesystem": {"allowWrite": "."}}' > "$SCRATCH/wrong.json"
 expect_status 2 "policy --from-srt on a wrong shape" pg policy --from-srt "$SCRATCH/wrong.json"
-expect_in "$ERR" "allowWrite is not an array" "srt: names the wrong field"
+expect_in "$ERR" "$SCRATCH/wrong.json:1:31: filesystem.allowWrite is a string, not an array of paths" "srt: names the wrong field"
 
 finish

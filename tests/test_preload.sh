@@ -206,6 +206,90 @@ allowed "remove an empty directory" "$PROBE" call remove gone
 [ ! -e "$W/gone" ] && ok || fail "remove gone: still there"
 rm -f "$W/secrets/lib.so"
 
+# The walkers beneath their start: a denied entry by name only (ns, or
+# dnr for a directory), nothing beneath a denied directory, in every
+# order and working-directory mode; glob lists and matches nothing the
+# guard would not list.  Unguarded, the same walk reaches secrets/ (the
+# check can fail).
+mkdir -p "$W/secrets/inner"
+echo deep > "$W/secrets/inner/deep"
+OUT=$(cd "$W" && "$PROBE" list nftw-depth .)
+expect_in "$OUT" "f ./secrets/inner/deep deep" "unguarded, nftw reaches beneath secrets"
+for how in nftw nftw-depth nftw-chdir nftw-chdir-pre ftw fts fts-nochdir; do
+	allowed "$how of the workspace" "$PROBE" list $how .
+	expect_in "$OUT" "f ./dir/sub/a.txt a" "$how lists and opens the workspace"
+	expect_in "$OUT" "d ./dir/sub" "$how reports a readable directory"
+	expect_in "$OUT" "dnr ./secrets" "$how: the denied directory by name, unreadable"
+	expect_in "$OUT" "ns ./.env" "$how: a denied file by name, no status"
+	expect_not_in "$OUT" "secrets/" "$how: nothing beneath the denied directory"
+	expect_not_in "$OUT" "s3cret" "$how: no content beneath the denied directory"
+	expect_not_in "$OUT" "TOKEN" "$how: .env not opened"
+done
+# fts_children lists a directory's entries with their status: a denied
+# one by name only, with no status (its size is not shown).
+OUT=$(cd "$W" && "$PROBE" list fts-children .)
+expect_in "$OUT" "child f ./secrets/key size 7" "unguarded, fts_children shows beneath secrets"
+for how in fts-children fts-children-nochdir; do
+	allowed "$how of the workspace" "$PROBE" list $how .
+	expect_in "$OUT" "child f ./file.txt size 6" "$how: an allowed entry with its status"
+	expect_in "$OUT" "child f ./dir/sub/a.txt size 2" "$how: beneath a readable directory"
+	expect_in "$OUT" "child dnr ./secrets size 0" "$how: the denied directory, no status"
+	expect_in "$OUT" "child ns ./.env size 0" "$how: the denied file, no status"
+	expect_not_in "$OUT" "secrets/" "$how: nothing beneath the denied directory"
+done
+OUT=$(cd "$W" && "$PROBE" list glob '*/*/*')
+expect_in "$OUT" "f secrets/inner/deep deep" "unguarded, glob lists beneath secrets"
+for how in glob glob64; do
+	allowed "$how */*/*" "$PROBE" list $how '*/*/*'
+	[ "$OUT" = "f dir/sub/a.txt a" ] && ok || fail "$how */*/*: $OUT"
+	allowed "$how */*" "$PROBE" list $how '*/*'
+	[ "$OUT" = "d dir/sub/" ] && ok || fail "$how */*: $OUT"
+	allowed "$how secrets/*" "$PROBE" list $how 'secrets/*'
+	[ "$OUT" = "no match" ] && ok || fail "$how secrets/*: $OUT"
+	allowed "$how secrets/key (no pattern)" "$PROBE" list $how 'secrets/key'
+	[ "$OUT" = "no match" ] && ok || fail "$how secrets/key: $OUT"
+	allowed "$how dir/sub/a.txt (no pattern)" "$PROBE" list $how 'dir/sub/a.txt'
+	[ "$OUT" = "f dir/sub/a.txt a" ] && ok || fail "$how dir/sub/a.txt: $OUT"
+done
+rm -rf "$W/secrets/inner"
+
+# posix_spawn's file actions, judged when added: a denied name is
+# refused there (and the child never runs); a relative name is judged
+# from the directory a chdir action leaves the child in, and refused
+# after addfchdir_np (not known in the parent); allowed ones work.
+denied "addopen .env: $PD" "addopen of .env" "$PROBE" spawn-open r .env
+denied "addopen secrets/key: $PD" "addopen of secrets/key" "$PROBE" spawn-open r secrets/key
+denied "addopen secrets/new: $PD" "addopen creating secrets/new" "$PROBE" spawn-open w secrets/new
+denied "addopen $SCRATCH/outside/new: Read-only file system" "addopen creating in a read-only host directory" \
+	"$PROBE" spawn-open w "$SCRATCH/outside/new"
+denied "addchdir_np secrets: $PD" "addchdir_np into secrets" "$PROBE" spawn-open r key secrets
+denied "addopen ../../.env: $PD" "addopen of ../../.env after addchdir_np dir/sub" "$PROBE" spawn-open r ../../.env dir/sub
+denied "addopen ../secrets/key: $PD" "addopen of ../secrets/key after addchdir_np dir" "$PROBE" spawn-open r ../secrets/key dir
+denied "addopen file.txt: $PD" "addopen of a relative name after addfchdir_np" "$PROBE" spawn-open r file.txt fd:.
+allowed "addopen of ../../file.txt after addchdir_np dir/sub" "$PROBE" spawn-open r ../../file.txt dir/sub
+[ "$OUT" = hello ] && ok || fail "addopen after addchdir_np: '$OUT'"
+allowed "addopen of an absolute name after addfchdir_np" "$PROBE" spawn-open r "$W/file.txt" fd:dir
+[ "$OUT" = hello ] && ok || fail "addopen after addfchdir_np: '$OUT'"
+denied "addopen ../.env: $PD" "addopen of ../.env from dir" sh -c "cd dir && exec '$PROBE' spawn-open r ../.env"
+allowed "addopen of file.txt" "$PROBE" spawn-open r file.txt
+[ "$OUT" = hello ] && ok || fail "addopen of file.txt: '$OUT'"
+allowed "addopen of an absolute name after addchdir_np" "$PROBE" spawn-open r "$W/file.txt" dir/sub
+[ "$OUT" = hello ] && ok || fail "addopen after addchdir_np: '$OUT'"
+allowed "addopen of ../file.txt from dir" sh -c "cd dir && exec '$PROBE' spawn-open r ../file.txt"
+[ "$OUT" = hello ] && ok || fail "addopen of ../file.txt: '$OUT'"
+# A relative program path is judged from the directory the file actions
+# leave the child in.
+cp /bin/cat "$W/secrets/cat"
+cp /bin/cat "$W/dir/cat"
+denied "posix_spawn: $PD" "posix_spawn of ../secrets/cat after addchdir_np dir" "$PROBE" spawn-open x ../secrets/cat dir
+denied "posix_spawn: $PD" "posix_spawn of a relative program after addfchdir_np" "$PROBE" spawn-open x ./cat fd:dir
+allowed "posix_spawn of ./cat after addchdir_np dir" sh -c "exec '$PROBE' spawn-open x ./cat dir < file.txt"
+[ "$OUT" = hello ] && ok || fail "posix_spawn ./cat after addchdir_np: '$OUT'"
+rm -f "$W/secrets/cat" "$W/dir/cat"
+allowed "addopen creating dir/new.txt" sh -c "exec '$PROBE' spawn-open w dir/new.txt < file.txt"
+[ "$(cat "$W/dir/new.txt")" = hello ] && ok || fail "addopen w dir/new.txt: not written"
+rm -f "$W/dir/new.txt"
+
 # Every path-taking symbol the installed glibc exports is covered or
 # left out for a stated reason (tests/preload-symbols.txt).
 LIST="$top_srcdir/tests/preload-symbols.txt"
