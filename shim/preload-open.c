@@ -27,15 +27,22 @@ static int as_open_would(int flags)
 	return flags & O_PATH ? flags & (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : flags;
 }
 
-/* True when FD, opened by the library from a cached name for DIRFD, is
- * the object the program's own call names (see preload-stat.c). */
-static bool same_object(int fd, int dirfd, const char *path, int flags)
+/* What the program's own call names (identity only, never handed out):
+ * 0 when it is a regular file or a directory, the only objects the
+ * cached name is tried on (opening a FIFO or a device has effects). */
+static int own_object(int dirfd, const char *path, int flags, struct stat *mine)
 {
-	struct stat got, mine;
+	if (fstatat(dirfd, path, mine, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0) < 0)
+		return -1;
+	return S_ISREG(mine->st_mode) || S_ISDIR(mine->st_mode) ? 0 : -1;
+}
 
-	return fstat(fd, &got) == 0 &&
-	       fstatat(dirfd, path, &mine, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
-	       got.st_dev == mine.st_dev && got.st_ino == mine.st_ino;
+/* True when FD, opened by the library from a cached name, is MINE. */
+static bool same_object(int fd, const struct stat *mine)
+{
+	struct stat got;
+
+	return fstat(fd, &got) == 0 && got.st_dev == mine->st_dev && got.st_ino == mine->st_ino;
 }
 
 /* A directory the program opened is remembered by the name it was
@@ -50,20 +57,21 @@ static int remember(int fd, const struct pl_name *n, int flags)
 /* A read-only open relative to a directory fd, by the name cached for it
  * (preload-cache.c): *FD gets the answer and 0 is returned, or 1 with N
  * located again exactly, or -1 when that fails.  Only a read creating
- * nothing: a stale name must not make anything happen anywhere.  Any
- * failure of the cached attempt may come from a stale name: the exact
- * name decides. */
+ * nothing, of a regular file or a directory: a stale name must not make
+ * anything happen anywhere.  Any failure of the cached attempt may come
+ * from a stale name: the exact name decides. */
 static int open_cached(int dirfd, const char *path, int flags, struct pl_name *n, int *fd)
 {
 	bool reads = pg_op_for_open_flags(flags) == PG_OP_READ && !(flags & (O_CREAT | O_TRUNC));
+	struct stat mine;
 
 	if (pl_locate(dirfd, path, reads ? PL_LOCATE_CACHED : 0, n) < 0)
 		return -1;
 	if (!n->cached)
 		return 1;
-	if (pl_cached_ok(n)) {
+	if (pl_cached_ok(n) && own_object(dirfd, path, flags, &mine) == 0) {
 		*fd = pg_open(n->root, n->rel, flags, 0);
-		if (*fd >= 0 && same_object(*fd, dirfd, path, flags))
+		if (*fd >= 0 && same_object(*fd, &mine))
 			return 0;
 		if (*fd >= 0)
 			close(*fd);
