@@ -34,7 +34,7 @@ int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 
 	if (!pl_enter())
 		return PL_REAL(fchmodat)(dirfd, path, mode, flags);
-	if (pl_locate(dirfd, path, flags, &n) < 0)
+	if (pl_locate(dirfd, path, PL_AT(flags), &n) < 0)
 		rc = pl_refused("chmod", path);
 	else if (n.where == PL_INSIDE && flags == 0)
 		rc = pl_lib_or_kernel(pg_chmod(n.root, n.rel, mode), &n, PG_OP_WRITE, "chmod", path,

@@ -92,7 +92,7 @@ struct two_names {
 static int locate_two(int fromfd, const char *from, int fromflags, int tofd, const char *to,
 		      struct two_names *t, const char *call)
 {
-	if (pl_locate(fromfd, from, fromflags, &t->from) < 0)
+	if (pl_locate(fromfd, from, PL_AT(fromflags), &t->from) < 0)
 		return pl_refused(call, from);
 	if (pl_locate(tofd, to, 0, &t->to) < 0)
 		return pl_refused(call, to);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pathgate.h"
@@ -26,14 +27,73 @@ static int as_open_would(int flags)
 	return flags & O_PATH ? flags & (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : flags;
 }
 
+/* What the program's own call names (identity only, never handed out):
+ * 0 when it is a regular file or a directory, the only objects the
+ * cached name is tried on (opening a FIFO or a device has effects). */
+static int own_object(int dirfd, const char *path, int flags, struct stat *mine)
+{
+	if (fstatat(dirfd, path, mine, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0) < 0)
+		return -1;
+	return S_ISREG(mine->st_mode) || S_ISDIR(mine->st_mode) ? 0 : -1;
+}
+
+/* True when FD, opened by the library from a cached name, is MINE. */
+static bool same_object(int fd, const struct stat *mine)
+{
+	struct stat got;
+
+	return fstat(fd, &got) == 0 && got.st_dev == mine->st_dev && got.st_ino == mine->st_ino;
+}
+
+/* A directory the program opened is remembered by the name it was
+ * opened by, so the calls relative to it (a walk) need no /proc lookup. */
+static int remember(int fd, const struct pl_name *n, int flags)
+{
+	if (fd >= 0 && (flags & O_DIRECTORY) && n->where == PL_INSIDE && n->held < 0)
+		pl_dirs_put(fd, n->abs);
+	return fd;
+}
+
+/* A read-only open relative to a directory fd, by the name cached for it
+ * (preload-cache.c): *FD gets the answer and 0 is returned, or 1 with N
+ * located again exactly, or -1 when that fails.  Only a read creating
+ * nothing, of a regular file or a directory: a stale name must not make
+ * anything happen anywhere.  Any failure of the cached attempt may come
+ * from a stale name: the exact name decides. */
+static int open_cached(int dirfd, const char *path, int flags, struct pl_name *n, int *fd)
+{
+	bool reads = pg_op_for_open_flags(flags) == PG_OP_READ && !(flags & (O_CREAT | O_TRUNC));
+	struct stat mine;
+
+	if (pl_locate(dirfd, path, reads ? PL_LOCATE_CACHED : 0, n) < 0)
+		return -1;
+	if (!n->cached)
+		return 1;
+	if (pl_cached_ok(n) && own_object(dirfd, path, flags, &mine) == 0) {
+		*fd = pg_open(n->root, n->rel, flags, 0);
+		if (*fd >= 0 && same_object(*fd, &mine))
+			return 0;
+		if (*fd >= 0)
+			close(*fd);
+	}
+	pl_dirs_forget(dirfd);
+	return pl_locate(dirfd, path, PL_LOCATE_FILL, n) < 0 ? -1 : 1;
+}
+
 static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, const char *call)
 {
 	struct pl_name n;
-	int fd;
+	int fd = -1, rc;
 
 	flags = as_open_would(flags);
-	if (pl_locate(dirfd, path, 0, &n) < 0)
+	rc = open_cached(dirfd, path, flags, &n, &fd);
+	if (rc < 0)
 		return pl_refused(call, path);
+	if (rc == 0) {
+		if (!(flags & O_CLOEXEC))
+			fcntl(fd, F_SETFD, 0);
+		return remember(fd, &n, flags);
+	}
 	/* A name in the root the library opens; a descriptor the program
 	 * holds (/dev/fd/N) is judged, then reopened by libc. */
 	if (n.where == PL_INSIDE && n.held < 0) {
@@ -45,7 +105,7 @@ static int guarded_open(int dirfd, const char *path, int flags, mode_t mode, con
 		/* The library opens O_CLOEXEC; the program asked what it asked. */
 		if (!(flags & O_CLOEXEC))
 			fcntl(fd, F_SETFD, 0);
-		return fd;
+		return remember(fd, &n, flags);
 	}
 	if (pl_judge(&n, pg_op_for_open_flags(flags)) < 0)
 		return pl_refused(call, path);

@@ -22,12 +22,44 @@ _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 is stat her
 PL_DECLARE_REAL(fstatat);
 PL_DECLARE_REAL(statx);
 
+/* The library, given a cached name for DIRFD, reached ST: true when the
+ * program's own call reaches the same object, so the answer is both
+ * judged (by name, from the root) and the one the program asked for.
+ * The program's call only identifies; its result is not handed out. */
+static bool same_object(int dirfd, const char *path, int flags, const struct stat *st)
+{
+	struct stat mine;
+
+	return PL_REAL(fstatat)(dirfd, path, &mine, flags & (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT)) == 0 &&
+	       mine.st_dev == st->st_dev && mine.st_ino == st->st_ino;
+}
+
+/* A name relative to a directory fd, by the name cached for the fd
+ * (preload-cache.c): 0 when answered, else 1 with N located again
+ * exactly (/proc/self/fd/N), or -1 when that fails.  Any failure of the
+ * cached attempt (ENOENT, a refusal, another object) may come from a
+ * stale name, so it is never the answer: the exact name decides. */
+static int stat_cached(int dirfd, const char *path, struct stat *st, int flags, struct pl_name *n)
+{
+	if (pl_locate(dirfd, path, flags | PL_LOCATE_CACHED, n) < 0)
+		return -1;
+	if (!n->cached)
+		return 1;
+	if (pl_cached_ok(n) && pg_stat(n->root, n->rel, st, flags & AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_object(dirfd, path, flags, st))
+		return 0;
+	pl_dirs_forget(dirfd);
+	return pl_locate(dirfd, path, flags | PL_LOCATE_FILL, n) < 0 ? -1 : 1;
+}
+
 static int guarded_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	struct pl_name n;
+	int rc;
 
-	if (pl_locate(dirfd, path, flags, &n) < 0)
-		return pl_refused("stat", path);
+	rc = stat_cached(dirfd, path, st, PL_AT(flags), &n);
+	if (rc <= 0)
+		return rc == 0 ? 0 : pl_refused("stat", path);
 	if (n.where == PL_INSIDE)
 		return pl_lib_or_kernel(pg_stat(n.root, n.rel, st, flags & AT_SYMLINK_NOFOLLOW), &n, PG_OP_READ,
 					"stat", path, PL_REAL(fstatat)(dirfd, path, st, flags));
@@ -123,7 +155,7 @@ int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *s
 
 	if (!pl_enter())
 		return PL_REAL(statx)(dirfd, path, flags, mask, stx);
-	if (pl_locate(dirfd, path, flags, &n) < 0)
+	if (pl_locate(dirfd, path, PL_AT(flags), &n) < 0)
 		rc = pl_refused("statx", path);
 	else if (n.where == PL_INSIDE)
 		rc = pl_lib_or_kernel(pg_stat(n.root, n.rel, &st, flags & AT_SYMLINK_NOFOLLOW), &n, PG_OP_READ,

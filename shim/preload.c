@@ -203,6 +203,7 @@ static void log_setup(void)
 static void reset_in_child(void)
 {
 	pthread_mutex_init(&g.reopen, NULL);
+	pl_dirs_reset_in_child();
 }
 
 static void init(void)
@@ -347,11 +348,19 @@ static const char *beneath_root(const char *s)
 	return NULL;
 }
 
-static int base_of(int dirfd, char *buf, size_t size)
+/* The absolute name DIRFD (AT_FDCWD: the cwd) stands for, into BUF.
+ * With PL_LOCATE_CACHED a directory fd's name may be preload-cache.c's
+ * (*CACHED is then set); a name read from /proc/self/fd/N is remembered
+ * there with PL_LOCATE_CACHED or PL_LOCATE_FILL. */
+static int base_of(int dirfd, int at_flags, char *buf, size_t size, bool *cached)
 {
 	char proc[40];
 	ssize_t n;
 
+	if (dirfd != AT_FDCWD && (at_flags & PL_LOCATE_CACHED) && pl_dirs_get(dirfd, buf, size)) {
+		*cached = true;
+		return 0;
+	}
 	if (dirfd == AT_FDCWD) {
 		if (!getcwd(buf, size))
 			return -1;
@@ -365,6 +374,8 @@ static int base_of(int dirfd, char *buf, size_t size)
 			return -1;
 		}
 		buf[n] = '\0';
+		if (buf[0] == '/' && (at_flags & (PL_LOCATE_CACHED | PL_LOCATE_FILL)))
+			pl_dirs_put(dirfd, buf);
 	}
 	if (buf[0] != '/') {
 		/* "(unreachable)/...", "pipe:[..]": no name to judge */
@@ -449,6 +460,7 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 	n->root = NULL;
 	n->held = -1;
 	n->nofollow = (at_flags & AT_SYMLINK_NOFOLLOW) != 0;
+	n->cached = false;
 	if (!path || !*path)
 		return 0;   /* AT_EMPTY_PATH on an fd, or libc's own EFAULT/ENOENT */
 	(void)at_flags;
@@ -464,7 +476,7 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 		}
 		memcpy(n->abs, path, len + 1);
 	} else {
-		if (base_of(dirfd, n->abs, sizeof(n->abs)) < 0)
+		if (base_of(dirfd, at_flags, n->abs, sizeof(n->abs), &n->cached) < 0)
 			return -1;
 		len = strlen(n->abs);
 		if (len + 1 + strlen(path) >= sizeof(n->abs)) {
@@ -515,6 +527,11 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n)
 		strcpy(n->rel, *tail ? tail : ".");
 	}
 	return 0;
+}
+
+bool pl_cached_ok(const struct pl_name *n)
+{
+	return n->where == PL_INSIDE && n->held < 0;
 }
 
 static bool held_covers(const struct pl_name *n, enum pg_op op)
@@ -842,7 +859,7 @@ int pl_judge_at(int dirfd, const char *path, int at_flags, enum pg_op op, const 
 {
 	struct pl_name n;
 
-	if (pl_locate(dirfd, path, at_flags, &n) < 0 || pl_judge(&n, op) < 0)
+	if (pl_locate(dirfd, path, PL_AT(at_flags), &n) < 0 || pl_judge(&n, op) < 0)
 		return pl_refused(call, path);
 	return 0;
 }

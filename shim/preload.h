@@ -51,6 +51,7 @@ struct pl_name {
 	char          abs[PATH_MAX];     /* lexically normal absolute name */
 	int           held;              /* a /dev/fd/N-style name: N's O_ACCMODE; else -1 */
 	bool          nofollow;          /* AT_SYMLINK_NOFOLLOW: a last symlink is itself the object */
+	bool          cached;            /* the directory fd's name came from preload-cache.c */
 };
 
 /* Where PATH, relative to DIRFD (AT_FDCWD: the real cwd), lands.
@@ -60,6 +61,28 @@ int pl_locate(int dirfd, const char *path, int at_flags, struct pl_name *n);
 /* An AT_FLAGS bit for pl_locate: the name only, for pl_judge_name (never
  * re-opens the root, allocates nothing: safe in a vfork child). */
 #define PL_LOCATE_NAME_ONLY 0x40000000
+/* AT_FLAGS bits for pl_locate on a directory fd's name: PL_LOCATE_CACHED
+ * may take it from preload-cache.c (N->cached says it did), else reads
+ * /proc/self/fd/N and remembers it; PL_LOCATE_FILL always reads it and
+ * remembers it.  A cached name may be stale: only a caller that acts
+ * through the library by name and then checks the program's own call
+ * reaches the same object may pass PL_LOCATE_CACHED (pl_cached_ok). */
+#define PL_LOCATE_CACHED    0x20000000
+#define PL_LOCATE_FILL      0x10000000
+
+/* The bits above are the guard's own: a program's flags never carry
+ * them into pl_locate (PL_AT strips them). */
+#define PL_LOCATE_INTERNAL  (PL_LOCATE_NAME_ONLY | PL_LOCATE_CACHED | PL_LOCATE_FILL)
+#define PL_AT(flags)        ((flags) & ~PL_LOCATE_INTERNAL)
+
+/* preload-cache.c: directory fd -> the absolute name last seen for it. */
+bool pl_dirs_get(int fd, char *buf, size_t size);
+void pl_dirs_put(int fd, const char *name);
+void pl_dirs_forget(int fd);
+void pl_dirs_reset_in_child(void);
+/* True when N, located with a cached name, lies in the root and names
+ * no held descriptor: the only case a cached name may be acted on. */
+bool pl_cached_ok(const struct pl_name *n);
 
 /* Judge N for OP: inside the root with pg_check, outside by the absolute
  * rules (deny: EACCES; read for a write: EROFS).  A /dev/fd/N-style name

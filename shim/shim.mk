@@ -22,7 +22,7 @@ pkglib_LTLIBRARIES = shim/libpathgate-preload.la
 shim_libpathgate_preload_la_SOURCES = shim/preload.c shim/preload.h \
 	shim/preload-open.c shim/preload-stat.c shim/preload-names.c \
 	shim/preload-attr.c shim/preload-dir.c shim/preload-exec.c \
-	shim/preload-more.c shim/preload-walk.c shim/preload-spawn.c
+	shim/preload-more.c shim/preload-walk.c shim/preload-spawn.c shim/preload-cache.c
 # glibc marks path arguments nonnull; programs pass NULL anyway, and the
 # guard must see it rather than have the check optimised away.
 shim_libpathgate_preload_la_CFLAGS = $(AM_CFLAGS) -fno-delete-null-pointer-checks

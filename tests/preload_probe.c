@@ -9,6 +9,22 @@
  *                          be refused
  *   threads                8 threads, each 500 times: open .env (refused),
  *                          open file.txt (works), stat both
+ *   stale-cache TOP        the preload's cache of directory fd names must
+ *                          never answer for a name it would refuse: in
+ *                          the workspace (.env, secrets/ denied; TOP/a/x,
+ *                          TOP/b/key, TOP/c/key, TOP/d/x made by the
+ *                          caller) hold fds on TOP/a, TOP/b, TOP/c and a
+ *                          cwd in TOP/d; behind the preload's back (raw
+ *                          syscalls) rename TOP/a into secrets/ (and make
+ *                          a new TOP/a/x), put secrets/ on TOP/b's fd
+ *                          number, dup2 it onto TOP/c's, rename TOP/d
+ *                          into secrets/; every stat, lstat and open
+ *                          through the held fds and the cwd must then be
+ *                          refused (EACCES).  TOP "so" opens first, any
+ *                          other stats first
+ *   symlink-leaf           sc/l/link -> ../../secrets/key (sc/l/x made by
+ *                          the caller): stat and open through the link
+ *                          refused, lstat of the link itself works
  *   call NAME PATH         make the one path-taking libc call NAME on PATH
  *                          (preload-more.c's calls): exit 0 when it works,
  *                          else 1 after perror(NAME)
@@ -49,6 +65,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -372,6 +389,116 @@ static int spawn_open(const char *mode, const char *path, const char *dir)
 	return child_status(pid);
 }
 
+/* 0 when stat, lstat and open of NAME relative to DIRFD are refused
+ * with EACCES (the open first with OPEN_FIRST: whichever comes first
+ * meets the stale cache, the others the name it then looked up). */
+static int expect_refused_at(int dirfd, const char *name, const char *what, bool open_first)
+{
+	struct stat st;
+	int fd, i;
+
+	for (i = 0; i < 3; i++) {
+		int step = open_first ? i : 2 - i;
+
+		errno = 0;
+		if (step == 0) {
+			fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+		} else {
+			fd = fstatat(dirfd, name, &st, step == 1 ? AT_SYMLINK_NOFOLLOW : 0);
+		}
+		if (fd >= 0 || errno != EACCES) {
+			fprintf(stderr, "stale-cache: %s: %s %s was not refused (%s)\n", what,
+				step == 0 ? "open" : step == 1 ? "lstat" : "stat", name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* An fd on DIR through the preload, its name cached by a stat and an
+ * open of LEAF (both must work while DIR is where it was). */
+static int held_dir(const char *dir, const char *leaf)
+{
+	struct stat st;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), f;
+
+	if (fd < 0 || fstatat(fd, leaf, &st, 0) < 0 || (f = openat(fd, leaf, O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "stale-cache: %s/%s does not work before: %s\n", dir, leaf, strerror(errno));
+		return -1;
+	}
+	close(f);
+	return fd;
+}
+
+/* In TOP (sc or so; TOP/a/x, TOP/b/key, TOP/c/key, TOP/d/x made by the
+ * caller), each stale case, the open first with OPEN_FIRST.  TOP/a and
+ * TOP/d move to secrets/TOP-a and secrets/TOP-d. */
+static int stale_cache(const char *top, bool open_first)
+{
+	char a_dir[64], b_dir[64], c_dir[64], d_dir[64], a_to[64], d_to[64];
+	struct stat st;
+	int a, b, c, sec, rc = 0;
+
+	snprintf(a_dir, sizeof a_dir, "%s/a", top);
+	snprintf(b_dir, sizeof b_dir, "%s/b", top);
+	snprintf(c_dir, sizeof c_dir, "%s/c", top);
+	snprintf(d_dir, sizeof d_dir, "%s/d", top);
+	snprintf(a_to, sizeof a_to, "secrets/%s-a", top);
+	snprintf(d_to, sizeof d_to, "../../secrets/%s-d", top);
+	a = held_dir(a_dir, "x"), b = held_dir(b_dir, "key"), c = held_dir(c_dir, "key");
+	if (a < 0 || b < 0 || c < 0)
+		return 99;
+	/* TOP/a moves into the denied region; a new TOP/a/x takes its name. */
+	if (syscall(SYS_renameat2, AT_FDCWD, a_dir, AT_FDCWD, a_to, 0) < 0 ||
+	    syscall(SYS_mkdirat, AT_FDCWD, a_dir, 0755) < 0 ||
+	    syscall(SYS_mknodat, AT_FDCWD, strcat(a_dir, "/x"), S_IFREG | 0644, 0) < 0)
+		return 98;
+	rc |= expect_refused_at(a, "x", "renamed into secrets/", open_first);
+	/* TOP/b's fd number closed behind the preload and reused for secrets/. */
+	sec = (int)syscall(SYS_openat, AT_FDCWD, "secrets", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sec < 0 || syscall(SYS_close, b) < 0 || syscall(SYS_dup3, sec, b, O_CLOEXEC) < 0)
+		return 97;
+	rc |= expect_refused_at(b, "key", "fd number reused", open_first);
+	/* dup2 over TOP/c's number. */
+	if (dup2(sec, c) < 0)
+		return 96;
+	rc |= expect_refused_at(c, "key", "dup2 over the fd", open_first);
+	/* The cwd renamed into secrets/ behind the preload. */
+	if (chdir(d_dir) < 0 || stat("x", &st) < 0 ||
+	    syscall(SYS_renameat2, AT_FDCWD, "../d", AT_FDCWD, d_to, 0) < 0)
+		return 95;
+	rc |= expect_refused_at(AT_FDCWD, "x", "cwd renamed into secrets/", open_first);
+	return rc ? 1 : 0;
+}
+
+/* A directory whose name is cached, with a symlink leaf into secrets/:
+ * following it is refused, the link itself may be looked at. */
+static int symlink_leaf(void)
+{
+	int fd = held_dir("sc/l", "x"), f;
+	struct stat st;
+
+	if (fd < 0)
+		return 99;
+	errno = 0;
+	if (fstatat(fd, "link", &st, 0) == 0 || errno != EACCES) {
+		fprintf(stderr, "symlink-leaf: stat through the link was not refused (%s)\n", strerror(errno));
+		return 1;
+	}
+	f = openat(fd, "link", O_RDONLY | O_CLOEXEC);
+	if (f >= 0 || errno != EACCES) {
+		fprintf(stderr, "symlink-leaf: open through the link was not refused (%s)\n", strerror(errno));
+		return 1;
+	}
+	if (fstatat(fd, "link", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode)) {
+		fprintf(stderr, "symlink-leaf: lstat of the link failed (%s)\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int one_call(const char *name, const char *path)
 {
 	struct statfs sfs;
@@ -435,6 +562,10 @@ int main(int argc, char **argv)
 		return list(argv[2], argv[3]) == 0 ? 0 : (perror(argv[2]), 1);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "spawn-open") == 0)
 		return spawn_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+	if (argc == 3 && strcmp(argv[1], "stale-cache") == 0)
+		return stale_cache(argv[2], strcmp(argv[2], "so") == 0);
+	if (argc == 2 && strcmp(argv[1], "symlink-leaf") == 0)
+		return symlink_leaf();
 	if (argc == 4 && strcmp(argv[1], "call") == 0) {
 		errno = 0;
 		if (one_call(argv[2], argv[3]) == 0)
@@ -442,6 +573,6 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads | call NAME PATH | list HOW PATH | spawn-open r|w|x PATH [DIR]\n");
+	fprintf(stderr, "usage: preload_probe vfork-exec PATH | spawn-empty-env PATH | clobber-fds | threads | stale-cache TOP | symlink-leaf | call NAME PATH | list HOW PATH | spawn-open r|w|x PATH [DIR]\n");
 	return 2;
 }

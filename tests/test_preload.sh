@@ -170,6 +170,26 @@ allowed "vfork + execv of an allowed file" "$PROBE" vfork-exec file.txt
 allowed "every fd clobbered, then closed" "$PROBE" clobber-fds
 allowed "8 threads open and stat" "$PROBE" threads
 
+# The cache of directory fd names (preload-cache.c) never answers for a
+# name the preload would refuse: the held directory renamed into
+# secrets/ (its old name taken again), its fd number reused by raw
+# close + dup3 or by dup2, the cwd renamed into secrets/, all behind the
+# preload's back; a symlink leaf into secrets/ under a cached directory.
+for top in sc so; do
+	mkdir -p "$W/$top/a" "$W/$top/b" "$W/$top/c" "$W/$top/d"
+	echo ax > "$W/$top/a/x"; echo bk > "$W/$top/b/key"; echo ck > "$W/$top/c/key"
+	echo dx > "$W/$top/d/x"
+	allowed "a stale directory name is never the answer ($top)" "$PROBE" stale-cache $top
+	expect_not_in "$ERR" "stale-cache" "stale directory names ($top)"
+	[ -f "$W/secrets/$top-a/x" ] && [ -f "$W/secrets/$top-d/x" ] && ok ||
+		fail "stale-cache $top did not move $top/a and $top/d"
+done
+mkdir -p "$W/sc/l"
+echo lx > "$W/sc/l/x"
+ln -s ../../secrets/key "$W/sc/l/link"
+allowed "a symlink leaf under a cached directory" "$PROBE" symlink-leaf
+rm -rf "$W/sc" "$W/so" "$W/secrets/sc-a" "$W/secrets/sc-d" "$W/secrets/so-a" "$W/secrets/so-d"
+
 # preload-more.c: each call refused on a denied name, working on an
 # ordinary one (libc would reach the kernel through its internal entry
 # points here, out of the guard's sight).
