@@ -16,18 +16,33 @@
  * kernel, io_uring_disabled, the envelope's seccomp floor), or the caller
  * asks with PG_BATCH_NO_URING, every path goes through pg_check one at a
  * time: the same verdicts, slower.  If the ring fails midway, what is in
- * flight is collected, and the rest goes the same sequential way. */
+ * flight is collected, and the rest goes the same sequential way.
+ *
+ * Before any of that, a run of plain paths (pg_ops_plain_path) sharing a
+ * parent is judged under that parent held once: one openat2 of the
+ * parent (O_DIRECTORY, no symlinks, beneath, as the fast path opens it),
+ * then one statx of each final name relative to it, without following
+ * it.  That statx stands for the fast path's openat2: a symlink is its
+ * ELOOP (a delete's O_NOFOLLOW takes the link itself), another mount its
+ * EXDEV, a missing name or a refused search its ENOENT or EACCES; the
+ * parent's own failure is what the openat2 would have met on the way.
+ * pg_check_finish_statx then finishes each verdict as pg_check would.
+ * Paths of no run (unsorted lists) keep one openat2 each. */
 #include "config.h"
 
 #include <errno.h>
 #include <liburing.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pathgate.h"
 #include "batch.h"
 #include "check.h"
+#include "ops.h"
+#include "path.h"
 #include "refusal.h"
 #include "resolve.h"
 
@@ -226,6 +241,114 @@ fail:
 	}
 }
 
+/* ------------------------------------------------------- held parents */
+
+/* The parent a run of paths shares, held once. */
+struct held {
+	const char *path;  /* a path of the run: its first PLEN bytes name the parent */
+	size_t      plen;  /* 0: the root itself */
+	int         fd;    /* O_PATH directory, or -1 */
+	bool        owned;
+	int         err;   /* the openat2 of the parent failed with this */
+};
+
+/* True when PATH is plain; *PLEN is the length of its parent's name. */
+static bool split_plain(const char *path, size_t *plen)
+{
+	const char *slash;
+	size_t len;
+
+	if (!path || !pg_ops_plain_path(path, &len))
+		return false;
+	slash = memrchr(path, '/', len);
+	*plen = slash ? (size_t)(slash - path) : 0;
+	return true;
+}
+
+static bool same_parent(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+static void let_go(struct held *h)
+{
+	if (h->owned && h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+	h->owned = false;
+	h->path = NULL;
+}
+
+static void hold(const pg_root *root, struct held *h, const char *path, size_t plen)
+{
+	char parent[PG_PATH_MAX + 1];
+
+	let_go(h);
+	h->path = path;
+	h->plen = plen;
+	h->err = 0;
+	if (plen == 0) {
+		h->fd = root->fd;
+		return;
+	}
+	memcpy(parent, path, plen);
+	parent[plen] = '\0';
+	h->fd = pg_openat2(root->fd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+			   root->resolve | RESOLVE_NO_SYMLINKS);
+	h->owned = h->fd >= 0;
+	if (h->fd < 0)
+		h->err = errno;
+}
+
+/* What the fast path's openat2 of the final name NAME under H would have
+ * answered for OP: 0 (the object, in STX) or -errno. */
+static int leaf_result(const pg_root *root, const struct held *h, const char *name,
+		       enum pg_op op, struct statx *stx)
+{
+	if (h->err)
+		return -h->err;
+	if (statx(h->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		  STATX_TYPE | STATX_INO | STATX_NLINK | STATX_CTIME | STATX_MNT_ID, stx) < 0)
+		return -errno;
+	if (!(root->flags & PG_ROOT_XDEV) &&
+	    (!(stx->stx_mask & STATX_MNT_ID) || stx->stx_mnt_id != root->mnt_id))
+		return -EXDEV;  /* another mount (or none known): the walk decides */
+	if (S_ISLNK(stx->stx_mode) && op != PG_OP_DELETE)
+		return -ELOOP;
+	return 0;
+}
+
+/* Judge every path of a run (two or more consecutive plain paths with one
+ * parent) under its parent held once; mark them in DONE.  Returns the
+ * refused count. */
+static ssize_t check_held(pg_root *root, const char *const *paths, size_t n,
+			  enum pg_op op, struct pg_verdict *out, bool *done)
+{
+	struct held h = { .fd = -1 };
+	ssize_t refused = 0;
+	size_t i, plen, next_plen;
+
+	for (i = 0; i < n; i++) {
+		struct statx stx;
+		int result;
+
+		if (!split_plain(paths[i], &plen))
+			continue;
+		if (!h.path || !same_parent(h.path, h.plen, paths[i], plen)) {
+			if (i + 1 == n || !split_plain(paths[i + 1], &next_plen) ||
+			    !same_parent(paths[i], plen, paths[i + 1], next_plen))
+				continue;  /* no run: one openat2 costs less */
+			hold(root, &h, paths[i], plen);
+		}
+		result = leaf_result(root, &h, paths[i] + plen + (plen ? 1 : 0), op, &stx);
+		if (pg_check_finish_statx(root, paths[i], op, result, &stx, &out[i]) < 0)
+			refused++;
+		done[i] = true;
+	}
+	let_go(&h);
+	return refused;
+}
+
 static int ring_init(struct batch_ring *br)
 {
 	/* Room for a round's opens and the closes of an earlier one.
@@ -237,12 +360,71 @@ static int ring_init(struct batch_ring *br)
 	return io_uring_queue_init(2 * PG_BATCH_ROUND, &br->ring, 0);
 }
 
-ssize_t pg_check_batch(pg_root *root, const char *const *paths, size_t n,
-		       enum pg_op op, struct pg_verdict *out, unsigned flags)
+/* The paths no run took, through the ring or one at a time. */
+static ssize_t check_rest(pg_root *root, const char *const *paths, size_t n, enum pg_op op,
+			  struct pg_verdict *out, unsigned flags)
 {
 	struct open_how how;
 	struct batch_ring br;
 	ssize_t refused;
+
+	memset(&how, 0, sizeof(how));
+	if ((flags & PG_BATCH_NO_URING) || n < PG_BATCH_ROUND ||
+	    !pg_check_fast_how(root, op, &how) || ring_init(&br) < 0)
+		return check_each(root, paths, n, op, out);
+	refused = check_ring(&br, root, paths, n, op, out, &how);
+	io_uring_queue_exit(&br.ring);
+	return refused;
+}
+
+/* The paths DONE leaves, gathered, judged by check_rest, put back. */
+static ssize_t check_left(pg_root *root, const char *const *paths, size_t n, enum pg_op op,
+			  struct pg_verdict *out, unsigned flags, const bool *done)
+{
+	const char **rest = NULL;
+	struct pg_verdict *rout = NULL;
+	size_t *at = NULL, m = 0, i;
+	ssize_t refused;
+
+	for (i = 0; i < n; i++)
+		m += !done[i];
+	if (m == 0)
+		return 0;
+	if (m >= PG_BATCH_ROUND && !(flags & PG_BATCH_NO_URING)) {
+		rest = malloc(m * sizeof(*rest));
+		rout = malloc(m * sizeof(*rout));
+		at = malloc(m * sizeof(*at));
+	}
+	if (!rest || !rout || !at) {
+		/* One at a time, in place: the same verdicts. */
+		free(rest);
+		free(rout);
+		free(at);
+		refused = 0;
+		for (i = 0; i < n; i++)
+			if (!done[i] && pg_check(root, paths[i], op, &out[i]) < 0)
+				refused++;
+		return refused;
+	}
+	for (i = 0, m = 0; i < n; i++)
+		if (!done[i]) {
+			at[m] = i;
+			rest[m++] = paths[i];
+		}
+	refused = check_rest(root, rest, m, op, rout, flags);
+	for (i = 0; i < m; i++)
+		out[at[i]] = rout[i];
+	free(rest);
+	free(rout);
+	free(at);
+	return refused;
+}
+
+ssize_t pg_check_batch(pg_root *root, const char *const *paths, size_t n,
+		       enum pg_op op, struct pg_verdict *out, unsigned flags)
+{
+	ssize_t refused;
+	bool *done;
 
 	pg_refusal_clear();
 	if (!root || (n && (!paths || !out)) || (unsigned)op > PG_OP_DELETE ||
@@ -252,13 +434,15 @@ ssize_t pg_check_batch(pg_root *root, const char *const *paths, size_t n,
 	}
 	if (n == 0)
 		return 0;
-	memset(&how, 0, sizeof(how));
-	if ((flags & PG_BATCH_NO_URING) || !pg_check_fast_how(root, op, &how) ||
-	    ring_init(&br) < 0) {
-		refused = check_each(root, paths, n, op, out);
+	/* Held parents need the fast path and a way to tell another mount. */
+	done = root->openat2 && (root->mnt_id || (root->flags & PG_ROOT_XDEV)) ?
+	       calloc(n, sizeof(*done)) : NULL;
+	if (done) {
+		refused = check_held(root, paths, n, op, out, done);
+		refused += check_left(root, paths, n, op, out, flags, done);
+		free(done);
 	} else {
-		refused = check_ring(&br, root, paths, n, op, out, &how);
-		io_uring_queue_exit(&br.ring);
+		refused = check_rest(root, paths, n, op, out, flags);
 	}
 	/* The verdicts carry every refusal; the call itself succeeded. */
 	pg_refusal_clear();

@@ -47,6 +47,15 @@ static void verdict_allowed(struct pg_verdict *out, pg_root *root, const char *r
 	pg_judge_rule_locked(root, real, len, op, NULL, out->rule, sizeof(out->rule));
 }
 
+/* Allowed, the rule already rendered into out->rule. */
+static void verdict_ruled(struct pg_verdict *out)
+{
+	out->allowed = 1;
+	out->name = NULL;
+	out->err = 0;
+	out->code = PG_REFUSAL_NONE;
+}
+
 static void verdict_refused(struct pg_verdict *out)
 {
 	const struct pg_refusal *r = pg_last_refusal();
@@ -75,16 +84,20 @@ static int judge_delete(pg_root *root, const char *path, const char *real, size_
 }
 
 /* The openat2 reached FD at the lexical name NAME (LEN bytes; IS_ROOT
- * when it is the root itself), with no symlink on the way. */
+ * when it is the root itself), with no symlink on the way.  KNOWN, when
+ * not NULL, is the object's statx already (the batch's held parent): FD
+ * is then unused. */
 static int finish_fast(pg_root *root, const char *path, const char *name, size_t len,
-		       bool is_root, enum pg_op op, int fd)
+		       bool is_root, enum pg_op op, int fd, const struct statx *known)
 {
 	struct statx stx;
 
 	if (!pg_judge_needs_identity(root, op) && op != PG_OP_DELETE)
 		return 0;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_NLINK | STATX_CTIME,
-		  &stx) < 0)
+	if (known)
+		stx = *known;
+	else if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_NLINK | STATX_CTIME,
+		       &stx) < 0)
 		return -1;
 	if (!S_ISDIR(stx.stx_mode) && pg_judge_needs_identity(root, op) &&
 	    pg_resolve_identity_locked(root, pg_object_of_statx(&stx), op, path) < 0)
@@ -135,15 +148,20 @@ static int lexical_of(const char *path, struct lexical *l)
 }
 
 static int finish_locked(pg_root *root, const char *path, struct lexical *l,
-			 enum pg_op op, int result, struct pg_verdict *out)
+			 enum pg_op op, int result, const struct statx *known,
+			 struct pg_verdict *out)
 {
-	if (pg_judge_locked(root, l->name, l->len, op, path) < 0)
+	/* With a verdict to fill, the one judgement renders its rule too:
+	 * when the fast path answers, the lexical name is the real one. */
+	if ((out ? pg_judge_rule_locked(root, l->name, l->len, op, path, out->rule,
+					sizeof(out->rule)) :
+		   pg_judge_locked(root, l->name, l->len, op, path)) < 0)
 		return -1;
 	if (result >= 0) {
-		if (finish_fast(root, path, l->name, l->len, l->is_root, op, result) < 0)
+		if (finish_fast(root, path, l->name, l->len, l->is_root, op, result, known) < 0)
 			return -1;
 		if (out)
-			verdict_allowed(out, root, l->name, l->len, op);
+			verdict_ruled(out);
 		return 0;
 	}
 	if (result == -ENOENT && op != PG_OP_CREATE) {
@@ -165,7 +183,7 @@ static int finish_locked(pg_root *root, const char *path, struct lexical *l,
 }
 
 static int check_finish(pg_root *root, const char *path, enum pg_op op, int result,
-			bool owned, struct pg_verdict *out)
+			bool owned, const struct statx *known, struct pg_verdict *out)
 {
 	struct pg_path lex;
 	struct lexical l = { .lex = &lex };
@@ -187,7 +205,7 @@ static int check_finish(pg_root *root, const char *path, enum pg_op op, int resu
 		l.is_root = lex.ncomp == 0;
 	}
 	pthread_rwlock_rdlock(&root->lock);
-	rc = finish_locked(root, path, &l, op, result, out);
+	rc = finish_locked(root, path, &l, op, result, known, out);
 	{
 		int err = errno;
 
@@ -209,13 +227,19 @@ out:
 int pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
 		    struct pg_verdict *out)
 {
-	return check_finish(root, path, op, result, true, out);
+	return check_finish(root, path, op, result, true, NULL, out);
 }
 
 int pg_check_finish_borrowed(pg_root *root, const char *path, enum pg_op op, int result,
 			     struct pg_verdict *out)
 {
-	return check_finish(root, path, op, result, false, out);
+	return check_finish(root, path, op, result, false, NULL, out);
+}
+
+int pg_check_finish_statx(pg_root *root, const char *path, enum pg_op op, int result,
+			  const struct statx *stx, struct pg_verdict *out)
+{
+	return check_finish(root, path, op, result, false, result >= 0 ? stx : NULL, out);
 }
 
 int pg_check(pg_root *root, const char *path, enum pg_op op, struct pg_verdict *out)

@@ -11,6 +11,7 @@
 
 #include <linux/openat2.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "pathgate.h"
 #include "root.h"
@@ -24,5 +25,11 @@ int  pg_check_finish(pg_root *root, const char *path, enum pg_op op, int result,
  * closes a round's fds through the ring with the next round's opens). */
 int  pg_check_finish_borrowed(pg_root *root, const char *path, enum pg_op op, int result,
 			      struct pg_verdict *out);
+/* The same when the fast path's answer came another way (lib/batch.c
+ * statx-es the final name under a held parent): RESULT is 0 with the
+ * object's statx in STX (STATX_TYPE | STATX_INO | STATX_NLINK at least),
+ * or the -errno the openat2 would have given. */
+int  pg_check_finish_statx(pg_root *root, const char *path, enum pg_op op, int result,
+			   const struct statx *stx, struct pg_verdict *out);
 
 #endif

@@ -45,6 +45,24 @@ static int rename_judged(pg_root *root, const char *from, const char *to,
 	return 0;
 }
 
+/* SRC's held parent when FROM and TO are plain (no ".", "..", "//" or
+ * trailing slash: each spells its lexical name), FROM resolved to its own
+ * name, and TO has the same parent: the destination's resolution would
+ * open that same name again.  Else -1. */
+static int shared_parent(const char *from, const struct pg_path *lfrom,
+			 const struct pg_res *src, const char *to)
+{
+	const char *slash = strrchr(to, '/');
+	size_t plen = slash ? (size_t)(slash - to) : 0, len;
+
+	if (!slash || src->is_root || !src->dirfd_owned || src->name_off != plen + 1 ||
+	    !pg_ops_plain_path(from, &len) || !pg_ops_plain_path(to, &len) ||
+	    src->real_len != lfrom->len || memcmp(src->real, lfrom->buf, lfrom->len) != 0 ||
+	    memcmp(src->real, to, plen) != 0)
+		return -1;
+	return src->dirfd;
+}
+
 static int rename_locked(pg_root *root, const char *from, const struct pg_path *lfrom,
 			 const char *to, const struct pg_path *lto, unsigned flags)
 {
@@ -53,7 +71,8 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 
 	if (pg_resolve_locked(root, from, lfrom, PG_OP_DELETE, PG_RES_EXIST, &src) < 0)
 		return -1;
-	if (pg_resolve_locked(root, to, lto, PG_OP_CREATE, 0, &dst) < 0) {
+	if (pg_resolve_in_locked(root, to, lto, PG_OP_CREATE, 0, shared_parent(from, lfrom, &src, to),
+				 &dst) < 0) {
 		pg_res_release(&src);
 		return -1;
 	}
@@ -119,7 +138,8 @@ static int link_locked(pg_root *root, const char *from, const struct pg_path *lf
 	 * not gain a writable name. */
 	if (pg_resolve_locked(root, from, lfrom, PG_OP_WRITE, PG_RES_EXIST, &src) < 0)
 		return -1;
-	if (pg_resolve_locked(root, to, lto, PG_OP_CREATE, 0, &dst) < 0) {
+	if (pg_resolve_in_locked(root, to, lto, PG_OP_CREATE, 0, shared_parent(from, lfrom, &src, to),
+				 &dst) < 0) {
 		pg_res_release(&src);
 		return -1;
 	}

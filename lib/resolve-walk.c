@@ -1,7 +1,9 @@
 /* resolve-walk.c - the component walk of resolution (see resolve.h):
  * a directory fd held per level, each component opened O_PATH|O_NOFOLLOW
  * beneath its parent, symlinks read through their fd and expanded in
- * place, '..' popping the held stack, mounts checked by id; and the small
+ * place, '..' popping the held stack, mounts checked by id (without
+ * openat2: of the deepest level held, before any step but one down; see
+ * settle_mounts); and the small
  * pieces the fast path shares with it.  Calls the judge, never back into
  * resolve.c. */
 #include "config.h"
@@ -93,6 +95,7 @@ struct walk {
 	size_t      link_end; /* pending[0, link_end) came from symlink targets */
 	unsigned    links;
 	unsigned    cross_max; /* the longest run cross_run may try (halved on a miss) */
+	bool        unsettled; /* fallback: the top's mount not looked at yet */
 	struct pg_res *res;
 };
 
@@ -568,9 +571,31 @@ static int step_final(struct walk *w, const char *name, size_t len, bool via)
 	return finish_final(w, fd, true, name, len, via) < 0 ? -1 : 2;
 }
 
-/* The fallback walk's step: openat(O_PATH|O_NOFOLLOW), then statx for the
- * type and the mount id. */
-static int step_openat(struct walk *w, const char *name, size_t len, bool via)
+/* The fallback walk pushes a directory without looking at its mount
+ * (step_openat); before it does anything but go down one more directory
+ * it looks at the top's.  A lookup of one name in a directory stays on
+ * that directory's mount or enters one stacked on it, a descendant in the
+ * mount tree, never an ancestor: the top on the root's mount proves every
+ * held level beneath it is.  The check is on the held fd, whose mount
+ * cannot change.  Returns 0, or -1 with the escape refused. */
+static int settle_mounts(struct walk *w)
+{
+	struct statx stx;
+
+	if (!w->unsettled)
+		return 0;
+	if (statx(w->fds[w->n - 1], "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+		return -1;
+	if (pg_res_crosses_mount(w->root, &stx))
+		return pg_res_escape(w->display, "a mount point on the way");
+	w->unsettled = false;
+	return 0;
+}
+
+/* The fallback walk's step for anything but a directory (or after a
+ * race): openat(O_PATH|O_NOFOLLOW), then statx for the type and the
+ * mount id.  The levels below are settled. */
+static int step_other(struct walk *w, const char *name, size_t len, bool via)
 {
 	struct pg_res *res = w->res;
 	int top = w->fds[w->n - 1], fd, rc;
@@ -602,6 +627,36 @@ static int step_openat(struct walk *w, const char *name, size_t len, bool via)
 	return 0;
 }
 
+/* The fallback walk's step: one openat(O_PATH|O_DIRECTORY|O_NOFOLLOW)
+ * finds a directory that is no symlink; its mount waits for
+ * settle_mounts.  Anything else goes to step_other once the levels below
+ * are settled, so a symlink, a missing name or an error on a foreign
+ * mount is refused as the mount, as before. */
+static int step_openat(struct walk *w, const char *name, size_t len, bool via)
+{
+	int fd = openat(w->fds[w->n - 1], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		bool absent = errno == ENOENT;
+
+		if (settle_mounts(w) < 0)
+			return -1;
+		return absent ? missing(w, name, len, via) : step_other(w, name, len, via);
+	}
+	if (append_real(w->res, name, len) < 0 || push(w, fd, w->res->real_len) < 0) {
+		int err = errno;
+
+		close(fd);
+		/* As before: a mount on the way is told before the name's length. */
+		if (settle_mounts(w) < 0)
+			return -1;
+		errno = err;
+		return -1;
+	}
+	w->unsettled = true;
+	return 0;
+}
+
 /* Steps return -1 (error), 0 (go on), 1 (look at the same component
  * again: it changed under us), 2 (the walk is done). */
 static int walk(struct walk *w)
@@ -617,8 +672,11 @@ static int walk(struct walk *w)
 		int rc;
 
 		if (!next_comp(w, &comp, &len, &start))
-			return finish_on_stack(w);
+			return settle_mounts(w) < 0 ? -1 : finish_on_stack(w);
 		via = start < w->link_end;
+		last = at_end(w);
+		if ((last || pg_is_dotdot(comp, len) || len > PG_NAME_MAX) && settle_mounts(w) < 0)
+			return -1;
 		if (pg_is_dotdot(comp, len)) {
 			if (w->n == 1)
 				return pg_res_escape(w->display, "'..' climbs above the root");
@@ -629,7 +687,6 @@ static int walk(struct walk *w)
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		last = at_end(w);
 		if (!last && w->root->openat2) {
 			rc = cross_run(w, comp);
 			if (rc != 0) {

@@ -58,8 +58,9 @@ static bool split_final(const char *raw, char *parent, const char **name, size_t
 enum { FAST_DONE = 0, FAST_FAILED = -1, FAST_SLOW = 1 };
 
 
+/* PARENTFD, when not -1, is RAW's parent already held (borrowed). */
 static int fast_resolve(pg_root *root, const char *raw, const struct pg_path *lex,
-			unsigned how, struct pg_res *res)
+			unsigned how, int parentfd, struct pg_res *res)
 {
 	char parent[PG_PATH_MAX + 2];
 	char name[PG_NAME_MAX + 1];
@@ -71,7 +72,9 @@ static int fast_resolve(pg_root *root, const char *raw, const struct pg_path *le
 		return FAST_SLOW;
 	memcpy(name, final, final_len);
 	name[final_len] = '\0';
-	if (strcmp(parent, ".") != 0) {
+	if (strcmp(parent, ".") != 0 && parentfd >= 0) {
+		dirfd = parentfd;
+	} else if (strcmp(parent, ".") != 0) {
 		dirfd = pg_openat2(root->fd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
 				   root->resolve | RESOLVE_NO_SYMLINKS);
 		if (dirfd < 0)
@@ -140,8 +143,8 @@ static int judge_result(pg_root *root, const char *raw, const struct pg_path *le
 	return 0;
 }
 
-int pg_resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex,
-		      enum pg_op op, unsigned how, struct pg_res *res)
+static int resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex,
+			  enum pg_op op, unsigned how, int parentfd, struct pg_res *res)
 {
 	int rc = FAST_SLOW;
 
@@ -150,7 +153,7 @@ int pg_resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex,
 	    pg_judge_locked(root, lex->buf, lex->len, op, raw) < 0)
 		return -1;
 	if (root->openat2 && !(how & PG_RES_WALK)) {
-		rc = fast_resolve(root, raw, lex, how, res);
+		rc = fast_resolve(root, raw, lex, how, parentfd, res);
 		if (rc == FAST_FAILED) {
 			int err = errno;
 
@@ -176,6 +179,18 @@ fail:
 		errno = err;
 	}
 	return -1;
+}
+
+int pg_resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex,
+		      enum pg_op op, unsigned how, struct pg_res *res)
+{
+	return resolve_locked(root, raw, lex, op, how, -1, res);
+}
+
+int pg_resolve_in_locked(pg_root *root, const char *raw, const struct pg_path *lex,
+			 enum pg_op op, unsigned how, int parentfd, struct pg_res *res)
+{
+	return resolve_locked(root, raw, lex, op, how, parentfd, res);
 }
 
 int pg_res_reopen(const pg_root *root, const struct pg_res *res, int flags, mode_t mode)

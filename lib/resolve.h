@@ -60,6 +60,13 @@ int  pg_resolve_locked(pg_root *root, const char *raw, const struct pg_path *lex
 		       enum pg_op op, unsigned how, struct pg_res *res);
 void pg_res_release(struct pg_res *res);
 
+/* pg_resolve_locked with RAW's parent already held in PARENTFD
+ * (borrowed, O_PATH, opened beneath the root without symlinks from the
+ * same parent name RAW spells: the caller makes sure of that, e.g. the
+ * other name of a rename), or -1.  The answer is pg_resolve_locked's. */
+int  pg_resolve_in_locked(pg_root *root, const char *raw, const struct pg_path *lex,
+			  enum pg_op op, unsigned how, int parentfd, struct pg_res *res);
+
 /* The final component's name (NUL-terminated, inside res->real). */
 static inline const char *pg_res_name(const struct pg_res *res)
 {

@@ -1,8 +1,10 @@
 /* test_batch.c - pg_check_batch gives, through io_uring and through its
  * sequential fallback, exactly the verdicts of one pg_check per path: on
  * a tree with denied, read-only, symlinked, escaping, dangling and absent
- * names, for every operation, on both resolvers, and in a process where
- * io_uring_setup is refused by seccomp (the envelope's floor). */
+ * names, for every operation, on both resolvers, in runs of names under
+ * one parent (which the batch judges under the parent held once), and in
+ * a process where io_uring_setup is refused by seccomp (the envelope's
+ * floor). */
 #include "config.h"
 
 #include <dirent.h>
@@ -248,6 +250,54 @@ static void test_walk_resolver_matches_single(void **state)
 	every_op(state, PG_ROOT_NO_OPENAT2, 0);
 }
 
+/* Runs of plain names under one parent, each odd kind of final name
+ * among them (a symlink, a denied file, another link to it, an absent
+ * name, a name under a file, under a symlink, under a read-only or denied
+ * directory or an absent one), followed by the whole list sorted, as
+ * `git ls-files` gives it: the batch holds each shared parent once. */
+static const char *const run_paths[] = {
+	"a", "b", ".env", "hard", "envlink", "dangling", "out", "link", "absent",
+	"dir/c", "dir/absent", "dir/c", "dir/absent2",
+	"a/x", "a/y", "absent/x", "absent/y", "link/c", "link/c",
+	"ro/f", "ro/new", "ro/f", "secrets/k", "secrets/new", "out/etc", "out/etc",
+	"dir/c/x", "dir/c/y", "rolink/f", "rolink/f",
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_runs_sharing_a_parent_match_single(void **state)
+{
+	struct fixture *f = *state;
+	size_t nrun = sizeof(run_paths) / sizeof(run_paths[0]), i;
+	char **paths = calloc(nrun + f->n, sizeof(*paths));
+	const unsigned roots[] = { 0, PG_ROOT_NO_OPENAT2 }, batches[] = { 0, PG_BATCH_NO_URING };
+
+	assert_non_null(paths);
+	for (i = 0; i < nrun; i++)
+		paths[i] = (char *)run_paths[i];
+	memcpy(paths + nrun, f->paths, f->n * sizeof(*paths));
+	qsort(paths + nrun, f->n, sizeof(*paths), by_name);
+	{
+		struct fixture g = *f;
+
+		g.paths = paths;
+		g.n = nrun + f->n;
+		for (size_t r = 0; r < 2; r++) {
+			pg_root *root = pg_root_open(f->dir, f->policy, roots[r]);
+
+			assert_non_null(root);
+			for (int op = PG_OP_READ; op <= PG_OP_DELETE; op++)
+				for (size_t b = 0; b < 2; b++)
+					compare_with_single(root, &g, (enum pg_op)op, batches[b]);
+			pg_root_close(root);
+		}
+	}
+	free(paths);
+}
+
 /* Batches around the round size: the first, last and only rounds, and
  * the closes of the last two (no round follows them). */
 static void test_sizes_around_a_round(void **state)
@@ -376,6 +426,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_uring_matches_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_matches_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_resolver_matches_single, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_sharing_a_parent_match_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sizes_around_a_round, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),

@@ -1,8 +1,10 @@
-/* batch.c - judging 100 000 paths at once: pg_check_batch through
- * io_uring against its sequential fallback, against `realpath -e` as a
- * shell user would run it over the same list, and the bare floors (an
- * openat2 loop, and openat2 + close submitted 64 at a time through a
- * ring). */
+/* batch.c - judging 100 000 paths at once: pg_check_batch against a
+ * plain openat2 loop over the same paths on the same filesystem (the
+ * scratch directory, not tmpfs), interleaved, after checking that its
+ * verdicts are pg_check's one by one; beside them the floors (each parent
+ * held once with a statx per leaf; openat2 + close submitted 64 at a time
+ * through a ring), the PG_BATCH_NO_URING form, and `realpath -e` as a
+ * shell user would run it over the same list. */
 #include "config.h"
 
 #include <errno.h>
@@ -200,16 +202,31 @@ static int make_tree(struct batch_ctx *c, const char *listpath)
 	if (!c->paths)
 		goto fail;
 	for (unsigned a = 0; a < 100; a++)
-		for (unsigned b = 0; b < 10; b++)
-			for (unsigned f = 0; f < 100; f++) {
-				char path[64];
+		for (unsigned b = 0; b < 10; b++) {
+			char sub[16];
+			int dfd;
 
-				snprintf(path, sizeof path, "d%02u/e%u/f%03u.txt", a, b, f);
-				if (bench_make_path(c->rootfd, path, true) < 0 ||
-				    !(c->paths[k++] = strdup(path)))
+			/* One directory fd for its 100 files: the tree is on a
+			 * real disk, where each path walk per file would cost. */
+			snprintf(sub, sizeof sub, "d%02u/e%u", a, b);
+			if (bench_make_path(c->rootfd, sub, false) < 0 ||
+			    (dfd = openat(c->rootfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+				goto fail;
+			for (unsigned f = 0; f < 100; f++) {
+				char path[64], name[16];
+				int fd;
+
+				snprintf(name, sizeof name, "f%03u.txt", f);
+				snprintf(path, sizeof path, "%s/%s", sub, name);
+				fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+				if (fd < 0 || close(fd) < 0 || !(c->paths[k++] = strdup(path))) {
+					close(dfd);
 					goto fail;
+				}
 				fprintf(list, "%s\n", path);
 			}
+			close(dfd);
+		}
 	c->n = k;
 	return fclose(list) == 0 ? 0 : -1;
 fail:
@@ -225,16 +242,82 @@ static const struct bench_side *on_wall(const struct bench_side *side, struct be
 	return out;
 }
 
+/* Paths beside the list whose verdicts take the other ways: a symlink, a
+ * missing name, a missing parent, a file as a parent, the root's own
+ * entries, and a run that repeats a parent after another. */
+static const char *const odd_paths[] = {
+	"d00/e0/link", "d00/e0/link", "d00/e0/nothere", "d00/e0/nothere2",
+	"nodir/x", "nodir/y", "d00/e0/f000.txt/x", "d00/e0/f000.txt/y",
+	"d00", "d01", "d00/e0/f001.txt", "d00/../d00/e0/f002.txt", "d00/e0/",
+	"d00/e0/f003.txt", "d00/e1/f000.txt", "d00/e0/f004.txt", "d00/e0/f005.txt",
+};
+#define N_ODD (sizeof odd_paths / sizeof odd_paths[0])
+
+static bool same_verdict(const struct pg_verdict *a, const struct pg_verdict *b)
+{
+	return a->allowed == b->allowed && a->err == b->err && a->code == b->code &&
+	       strcmp(a->rule, b->rule) == 0;
+}
+
+/* How many of PATHS (N) pg_check_batch (with FLAGS) judges otherwise than
+ * pg_check one at a time, for every operation; -1 when it failed. */
+static long verdict_differences(pg_root *root, const char *const *paths, size_t n,
+				unsigned flags)
+{
+	struct pg_verdict *batch = calloc(n, sizeof *batch), one;
+	long diff = 0;
+
+	if (!batch)
+		return -1;
+	for (int op = PG_OP_READ; op <= PG_OP_DELETE; op++) {
+		if (pg_check_batch(root, paths, n, (enum pg_op)op, batch, flags) < 0) {
+			diff = -1;
+			break;
+		}
+		for (size_t k = 0; k < n; k++) {
+			memset(&one, 0, sizeof one);
+			pg_check(root, paths[k], (enum pg_op)op, &one);
+			diff += !same_verdict(&batch[k], &one);
+		}
+	}
+	free(batch);
+	return diff;
+}
+
+static void verdict_rows(struct batch_ctx *c)
+{
+	const char **all = malloc((c->n + N_ODD) * sizeof *all);
+	long d0, d1;
+
+	if (!all || !pg_check || symlinkat("f000.txt", c->rootfd, "d00/e0/link") < 0) {
+		bench_row_unavailable("verdicts: pg_check_batch vs pg_check", strerror(errno));
+		free(all);
+		return;
+	}
+	memcpy(all, odd_paths, sizeof odd_paths);
+	memcpy(all + N_ODD, c->paths, c->n * sizeof *all);
+	d0 = verdict_differences(c->root, all, c->n + N_ODD, 0);
+	d1 = verdict_differences(c->root, all, c->n + N_ODD, PG_BATCH_NO_URING);
+	unlinkat(c->rootfd, "d00/e0/link", 0);
+	free(all);
+	if (d0 < 0 || d1 < 0) {
+		bench_row_unavailable("verdicts: pg_check_batch vs pg_check", strerror(errno));
+		return;
+	}
+	bench_row_value("verdicts differing from pg_check (4 ops x 100017 paths)",
+			(double)(d0 + d1), BENCH_COUNT, 0);
+}
+
 void bench_batch(void)
 {
 	struct batch_ctx c = { .rootfd = -1 };
 	struct bench_side wall[2];
-	char *dir = bench_mkdtemp("batch", true);
+	char *dir = bench_mkdtemp("batch", false);
 	char listpath[4200] = "";
 	uint64_t t0;
 
 	bench_section("batch: judging 100000 paths (CPU time of the process, its io_uring workers "
-		      "and children, per batch, median)");
+		      "and children, per batch, median; all sides interleaved)");
 	if (!dir || (c.rootfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		bench_row_unavailable("batch", strerror(errno));
 		goto out;
@@ -250,18 +333,6 @@ void bench_batch(void)
 	c.dir = dir;
 	c.list = listpath;
 	bench_use_clock(BENCH_PROCESS_CPU);
-
-	struct bench_side floor[3] = {
-		{ .label = "io_uring openat2 x64", .fn = run_uring_floor, .ctx = &c },
-		{ .label = "openat2 loop", .fn = run_openat2_loop, .ctx = &c },
-		{ .label = "parent + statx loop", .fn = run_parent_statx, .ctx = &c },
-	};
-	bench_run(floor, 3, 1, 3);
-	bench_row_ratio("floor: io_uring openat2+close x64 / openat2 loop (CPU)", &floor[0], &floor[1], 0);
-	bench_row_ratio("floor: io_uring openat2+close x64 / openat2 loop (wall)",
-			on_wall(&floor[0], &wall[0]), on_wall(&floor[1], &wall[1]), 0);
-	bench_row_ratio("floor: held parent + statx loop / openat2 loop (CPU)", &floor[2], &floor[1], 0);
-
 	if (!pg_root_open || !pg_check_batch) {
 		bench_row_unavailable("pg_check_batch", "lib/batch.c not built yet");
 		goto out;
@@ -272,22 +343,34 @@ void bench_batch(void)
 		bench_row_unavailable("pg_check_batch", "pg_root_open failed");
 		goto out;
 	}
+	verdict_rows(&c);
 
 	struct batch_ctx seq = c;
-	struct bench_side s[2] = {
+	struct bench_side s[5] = {
 		{ .label = "pg_check_batch", .fn = run_check_batch, .ctx = &c },
+		{ .label = "openat2 loop", .fn = run_openat2_loop, .ctx = &c },
+		{ .label = "parent + statx loop", .fn = run_parent_statx, .ctx = &c },
 		{ .label = "PG_BATCH_NO_URING", .fn = run_check_batch, .ctx = &seq },
+		{ .label = "io_uring openat2 x64", .fn = run_uring_floor, .ctx = &c },
 	};
 	seq.flags = PG_BATCH_NO_URING;
-	bench_run(s, 2, 1, 5);
-	bench_row_ratio("pg_check_batch: io_uring / PG_BATCH_NO_URING (CPU)", &s[0], &s[1], 0);
-	bench_row_ratio("pg_check_batch: io_uring / PG_BATCH_NO_URING (wall)",
-			on_wall(&s[0], &wall[0]), on_wall(&s[1], &wall[1]), 0.5);
-	bench_row_ratio("pg_check_batch io_uring / bare openat2 loop", &s[0], &floor[1], 0);
+	seq.out = calloc(c.n, sizeof *seq.out);
+	if (!seq.out) {
+		bench_row_unavailable("pg_check_batch", strerror(errno));
+		goto out;
+	}
+	bench_run(s, 5, 1, bench_reps() < 5 ? 5 : bench_reps());
+	bench_row_ratio("pg_check_batch / openat2 loop (CPU)", &s[0], &s[1], 0.5);
+	bench_row_ratio("pg_check_batch / openat2 loop (wall)",
+			on_wall(&s[0], &wall[0]), on_wall(&s[1], &wall[1]), 0);
+	bench_row_ratio("floor: held parent + statx loop / openat2 loop (CPU)", &s[2], &s[1], 0);
+	bench_row_ratio("pg_check_batch PG_BATCH_NO_URING / openat2 loop (CPU)", &s[3], &s[1], 0);
+	bench_row_ratio("floor: io_uring openat2+close x64 / openat2 loop (CPU)", &s[4], &s[1], 0);
+	free(seq.out);
 
 	struct bench_side rp = { .label = "xargs realpath -e", .fn = run_realpath, .ctx = &c };
 	bench_run(&rp, 1, 1, 2);
-	bench_row_ratio("pg_check_batch io_uring / xargs realpath -e", &s[0], &rp, 0);
+	bench_row_ratio("pg_check_batch / xargs realpath -e (CPU)", &s[0], &rp, 0);
 out:
 	bench_use_clock(BENCH_WALL);
 	if (c.root)

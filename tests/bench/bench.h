@@ -33,6 +33,7 @@
 #pragma weak pg_rename
 #pragma weak pg_write_file
 #pragma weak pg_check_batch
+#pragma weak pg_check
 #pragma weak pg_last_refusal
 #pragma weak pg_plan_build
 #pragma weak pg_plan_free

@@ -279,6 +279,16 @@ static const struct esc_case fixed[] = {
 	C("mount-bind-out-write",   "b bnd @OUT@\n", NULL, 0, NULL, OP_WRITE_FILE, "bnd/marker", NULL, 0, ESC),
 	C("mount-bind-via-link",    "b bnd @OUT@\nl tobnd bnd\n", NULL, 0, NULL, OP_STAT, "tobnd/marker", NULL, 0, ESC),
 	C("mount-bind-xdev",        "b bnd @OUT@\n", NULL, PG_ROOT_XDEV, NULL, OP_STAT, "bnd/marker", NULL, 0, OK),
+	/* Deeper through the mount: the walk without openat2 looks at the
+	 * mount of the deepest directory it holds before anything but a step
+	 * down (a '..', a missing name, a file, the final name). */
+	C("mount-bind-deep",        "b bnd @OUT@\n", NULL, 0, NULL, OP_OPEN, "bnd/d/f", NULL, R, ESC),
+	C("mount-bind-deep-dotdot", "b bnd @OUT@\n", NULL, 0, NULL, OP_STAT, "bnd/d/../marker", NULL, 0, ESC),
+	C("mount-bind-deep-up",     "b bnd @OUT@\n", NULL, 0, NULL, OP_STAT, "bnd/d/../../file", NULL, 0, ESC),
+	C("mount-bind-deep-absent", "b bnd @OUT@\n", NULL, 0, NULL, OP_OPEN, "bnd/d/nothere/x", NULL, CR, ESC),
+	C("mount-bind-deep-notdir", "b bnd @OUT@\n", NULL, 0, NULL, OP_STAT, "bnd/d/f/x", NULL, 0, ESC),
+	C("mount-bind-deep-creat",  "b bnd @OUT@\n", NULL, 0, NULL, OP_OPEN, "bnd/d/new", NULL, CR, ESC),
+	C("mount-bind-deep-mkdir",  "b bnd @OUT@\n", NULL, 0, NULL, OP_MKDIR, "bnd/d/nd", NULL, 0, ESC),
 
 	/* ---- a directory (or file) replaced by a symlink between two calls */
 	C("swap-dir-abs",           "f ../outside/f OUTSIDE\n", NULL, 0, "r dir\nl dir @OUT@\n",
