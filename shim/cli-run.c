@@ -11,6 +11,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -566,33 +567,44 @@ static void kill_children(void)
 }
 
 /* What bwrap leaves usually dies within a millisecond of the command (it
- * dies with its parent), so the polling starts at 100 us and backs off to
- * 10 ms rather than sleeping 10 ms from the start: a fixed first sleep
- * was most of run's own cost for a short command. */
+ * dies with its parent).  Wait for it with SIGCHLD blocked and taken by
+ * sigtimedwait, so run returns the moment the last one is reaped instead
+ * of at the next tick of a poll; after 2 s what is left is killed. */
+static long elapsed_us(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000000L + (now.tv_nsec - since->tv_nsec) / 1000;
+}
+
 static void reap_all(void)
 {
-	int status;
-	long slept = 0, nap = 100;   /* microseconds */
+	struct timespec start, nap;
+	sigset_t chld, old;
 	bool killed = false;
+	int status;
 	pid_t r;
 
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		r = waitpid(-1, &status, WNOHANG);
-		if (r > 0)
-			continue;
-		if (r < 0 && errno == EINTR)
+		if (r > 0 || (r < 0 && errno == EINTR))
 			continue;
 		if (r < 0)
-			return;   /* ECHILD: nothing of the launch is left */
-		if (!killed && slept >= 2000000) {   /* 2 s after the command ended */
+			break;   /* ECHILD: nothing of the launch is left */
+		if (!killed && elapsed_us(&start) >= 2000000) {   /* 2 s after the command */
 			kill_children();
 			killed = true;
 		}
-		usleep((useconds_t)nap);
-		slept += nap;
-		if (nap < 10000)
-			nap *= 2;
+		/* A child that died since the waitpid left SIGCHLD pending. */
+		nap = (struct timespec){ 0, 10 * 1000 * 1000 };
+		sigtimedwait(&chld, NULL, &nap);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- issue 10.10: what the child created in a seam is moved aside
