@@ -166,9 +166,9 @@ static void collect(const pg_policy *p, const struct states *s, unsigned depth,
 		const struct node *n = &p->trie->nodes[s->node[i]];
 
 		if (n->best)
-			pg_acc_add(acc, p->rules[n->best - 1], depth);
+			pg_acc_add(acc, pg_rule_at(p, n->best - 1), depth);
 		if (n->cap)
-			pg_acc_add(acc, p->rules[n->cap - 1], depth);
+			pg_acc_add(acc, pg_rule_at(p, n->cap - 1), depth);
 	}
 }
 

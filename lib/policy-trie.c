@@ -291,12 +291,12 @@ static uint32_t child_for(pg_policy *p, uint32_t node, const char *c, size_t len
  * shallower one. */
 static unsigned long node_rank(const struct pg_rule *r)
 {
-	return r->above ? r->above - 1 : ~0ul;
+	return r->above ? (unsigned long)r->above - 1 : ~0ul;
 }
 
 static bool stricter(const pg_policy *p, uint32_t have, const struct pg_rule *r)
 {
-	const struct pg_rule *h = have ? p->rules[have - 1] : NULL;
+	const struct pg_rule *h = have ? pg_rule_at(p, have - 1) : NULL;
 
 	if (!h || node_rank(r) != node_rank(h))
 		return !h || node_rank(r) > node_rank(h);
@@ -306,7 +306,7 @@ static bool stricter(const pg_policy *p, uint32_t have, const struct pg_rule *r)
 
 static bool stricter_final(const pg_policy *p, uint32_t have, const struct pg_rule *r)
 {
-	const struct pg_rule *h = have ? p->rules[have - 1] : NULL;
+	const struct pg_rule *h = have ? pg_rule_at(p, have - 1) : NULL;
 
 	return !h || r->access < h->access;
 }
@@ -368,6 +368,32 @@ int pg_trie_new(pg_policy *p)
 fail:
 	pg_trie_free(p);
 	return -1;
+}
+
+/* Shrink *ARR of *CAP records of SIZE bytes to N; a failed shrink keeps
+ * the larger array, which is no harm. */
+static void trim(void **arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	void *t;
+
+	if (n == 0 || n >= *cap)
+		return;
+	t = realloc(*arr, (size_t)n * size);
+	if (t) {
+		*arr = t;
+		*cap = n;
+	}
+}
+
+void pg_trie_trim(pg_policy *p)
+{
+	struct pg_trie *t = p->trie;
+
+	if (!t)
+		return;
+	trim((void **)&t->nodes, &t->capnodes, t->nnodes, sizeof(*t->nodes));
+	trim((void **)&t->globs, &t->capglobs, t->nglobs, sizeof(*t->globs));
+	trim((void **)&t->affixes, &t->capaffixes, t->naffixes, sizeof(*t->affixes));
 }
 
 void pg_trie_free(pg_policy *p)

@@ -234,8 +234,8 @@ static int commit(pg_policy *p, const struct prepared *pr, const char *file,
 {
 	struct pg_rule *r;
 
-	if (p->nrules == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
+	if (p->nrules - p->nprefix == p->cap) {
+		size_t cap = p->cap ? p->cap + p->cap / 2 : 16;
 		struct pg_rule **rules = realloc(p->rules, cap * sizeof(*rules));
 
 		if (!rules)
@@ -243,7 +243,7 @@ static int commit(pg_policy *p, const struct prepared *pr, const char *file,
 		p->rules = rules;
 		p->cap = cap;
 	}
-	r = pg_arena_alloc(&p->arena, sizeof(*r));
+	r = pg_arena_alloc_aligned(&p->arena, sizeof(*r), _Alignof(struct pg_rule));
 	if (!r)
 		return -1;
 	r->access = pr->access;
@@ -255,14 +255,14 @@ static int commit(pg_policy *p, const struct prepared *pr, const char *file,
 	r->above = pr->above;
 	r->written = NULL;
 	r->line = line;
-	r->index = p->nrules;
+	r->index = (uint32_t)p->nrules;
 	r->path = pg_arena_strndup(&p->arena, pr->path, pr->len);
 	r->file = intern_file(p, file);
 	if (!r->path || (file && !r->file))
 		return -1;
 	if (p->trie && pg_trie_insert(p, r) < 0)
 		return -1;
-	p->rules[p->nrules++] = r;
+	p->rules[p->nrules++ - p->nprefix] = r;
 	return 0;
 }
 
@@ -281,7 +281,7 @@ static void roll_back(pg_policy *p, size_t keep)
 		return;
 	}
 	for (i = 0; i < keep; i++) {
-		if (pg_trie_insert(p, p->rules[i]) < 0) {
+		if (pg_trie_insert(p, pg_rule_at(p, i)) < 0) {
 			p->broken = true;
 			return;
 		}
@@ -321,7 +321,74 @@ size_t pg_policy_rule_count(const pg_policy *p)
 
 const struct pg_rule *pg_policy_rule(const pg_policy *p, size_t i)
 {
-	return p && i < p->nrules ? p->rules[i] : NULL;
+	return p && i < p->nrules ? pg_rule_at(p, i) : NULL;
+}
+
+pg_policy *pg_policy_new_uncompiled(void)
+{
+	pg_policy *p = calloc(1, sizeof(*p));
+
+	if (p)
+		p->uncompiled = true;
+	return p;
+}
+
+pg_policy *pg_policy_extend(const pg_policy *base)
+{
+	pg_policy *p;
+
+	if (!base)
+		return errno = EINVAL, NULL;
+	p = pg_policy_new_uncompiled();
+	if (!p)
+		return NULL;
+	p->broken = base->broken;
+	/* One level of borrowing: a base that borrows lends its own lender's
+	 * rules, and its own rules by pointer. */
+	p->prefix = base->nprefix ? base->prefix : base;
+	p->nprefix = base->nprefix ? base->nprefix : base->nrules;
+	p->nrules = p->nprefix;
+	if (base->nprefix && base->nrules > base->nprefix) {
+		size_t own = base->nrules - base->nprefix;
+
+		p->rules = malloc(own * sizeof(*p->rules));
+		if (!p->rules) {
+			free(p);
+			return NULL;
+		}
+		memcpy(p->rules, base->rules, own * sizeof(*p->rules));
+		p->cap = own;
+		p->nrules = base->nrules;
+	}
+	return p;
+}
+
+int pg_policy_compile(pg_policy *p)
+{
+	size_t i, own;
+
+	if (!p->uncompiled)
+		return 0;
+	if (pg_trie_new(p) < 0)
+		return errno = ENOMEM, -1;
+	for (i = 0; i < p->nrules; i++) {
+		if (pg_trie_insert(p, pg_rule_at(p, i)) < 0) {
+			pg_trie_free(p);
+			return errno = ENOMEM, -1;
+		}
+	}
+	p->uncompiled = false;
+	pg_trie_trim(p);
+	own = p->nrules - p->nprefix;
+	if (own && own < p->cap) {
+		struct pg_rule **rules = realloc(p->rules, own * sizeof(*rules));
+
+		if (rules) {
+			p->rules = rules;
+			p->cap = own;
+		}
+	}
+	return 0;
 }
 
 int pg_policy_add_rule(pg_policy *p, enum pg_access access, bool final,
@@ -652,7 +719,7 @@ int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *pat
 	if (commit(dst, &pr, r->file, r->line, r->derived) < 0)
 		return errno = ENOMEM, -1;
 	if (above || r->written) {
-		struct pg_rule *copy = dst->rules[dst->nrules - 1];
+		struct pg_rule *copy = dst->rules[dst->nrules - 1 - dst->nprefix];
 
 		copy->written = pg_arena_strndup(&dst->arena, r->written ? r->written : r->path,
 						 strlen(r->written ? r->written : r->path));
@@ -664,17 +731,31 @@ int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *pat
 
 pg_policy *pg_policy_dup(const pg_policy *p)
 {
+	pg_policy *d = pg_policy_dup_rules(p);
+
+	/* Compiled once, after the last rule: no array regrown on the way. */
+	if (d && pg_policy_compile(d) < 0) {
+		pg_policy_free(d);
+		return errno = ENOMEM, NULL;
+	}
+	return d;
+}
+
+pg_policy *pg_policy_dup_rules(const pg_policy *p)
+{
 	pg_policy *d;
 	size_t i;
 
 	if (!p)
 		return errno = EINVAL, NULL;
-	d = pg_policy_new();
+	d = pg_policy_new_uncompiled();
 	if (!d)
 		return NULL;
 	d->broken = p->broken;
 	for (i = 0; i < p->nrules; i++) {
-		if (pg_policy_copy_rule(d, p->rules[i], p->rules[i]->path, p->rules[i]->above) < 0) {
+		const struct pg_rule *r = pg_rule_at(p, i);
+
+		if (pg_policy_copy_rule(d, r, r->path, r->above) < 0) {
 			pg_policy_free(d);
 			return NULL;
 		}

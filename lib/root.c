@@ -201,29 +201,31 @@ static bool canonical_spelling(const char *path, char *buf, size_t size)
 	return true;
 }
 
-/* The caller's policy, with each absolute rule also in its canonical
- * spelling (issue 11.3). */
+/* The root's policy: the caller's rules (borrowed from root->base, not
+ * copied), each absolute rule also in its canonical spelling (issue
+ * 11.3), then rebased onto the root, compiled once. */
 static pg_policy *host_policy(const pg_root *root)
 {
-	pg_policy *p = root->base ? pg_policy_dup(root->base) : pg_policy_new();
+	pg_policy *p = root->base ? pg_policy_extend(root->base) : pg_policy_new_uncompiled();
 	char canon[PG_PATH_MAX + PATH_MAX];
 	size_t n;
 
-	if (p && !root->base && pg_policy_add(p, PG_WRITE, ".") < 0) {
-		pg_policy_free(p);
-		return NULL;
-	}
+	if (p && !root->base && pg_policy_add(p, PG_WRITE, ".") < 0)
+		goto fail;
 	n = p ? pg_policy_rule_count(p) : 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct pg_rule *r = pg_policy_rule(p, i);
 
 		if (r->absolute && !r->derived && canonical_spelling(r->path, canon, sizeof(canon)) &&
-		    pg_policy_add_rule(p, r->access, r->final, canon, r->file, r->line, false) < 0) {
-			pg_policy_free(p);
-			return NULL;
-		}
+		    pg_policy_add_rule(p, r->access, r->final, canon, r->file, r->line, false) < 0)
+			goto fail;
 	}
+	if (p && (pg_policy_rebase(p, root->path) < 0 || pg_policy_compile(p) < 0))
+		goto fail;
 	return p;
+fail:
+	pg_policy_free(p);
+	return NULL;
 }
 
 /* A denied symlink's target stays denied after the link is re-pointed: a
@@ -249,10 +251,8 @@ static int derive(pg_root *root, struct derived *d)
 {
 	unsigned budget = PG_ID_SCAN_BUDGET;
 	size_t i, n;
-	pg_policy *host = host_policy(root);
 
-	d->policy = host ? pg_policy_for_root(host, root->path) : NULL;
-	pg_policy_free(host);
+	d->policy = host_policy(root);
 	if (d->policy && keep_derived(root, d->policy) < 0)
 		return -1;
 	d->ids = pg_ids_new();
@@ -442,7 +442,8 @@ pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 	if (!(flags & PG_ROOT_XDEV))
 		root->resolve |= RESOLVE_NO_XDEV;
 	root->openat2 = !(flags & PG_ROOT_NO_OPENAT2) && openat2_usable(root->fd);
-	if (policy && !(root->base = pg_policy_dup(policy)))
+	/* Rules only: the root's own policy borrows them and is compiled. */
+	if (policy && !(root->base = pg_policy_dup_rules(policy)))
 		goto fail;
 	if (pg_root_refresh(root) < 0)
 		goto fail;

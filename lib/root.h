@@ -34,7 +34,8 @@ struct pg_root {
 	uint64_t          mnt_id;    /* mount id of the root (the walk's mount check) */
 	dev_t             dev;       /* the root directory's identity */
 	ino_t             ino;
-	pg_policy        *base;      /* the caller's policy, for refresh; owned */
+	pg_policy        *base;      /* the caller's rules, uncompiled, for refresh;
+				       * policy borrows them; owned, freed last */
 	bool              maybe_proc;/* /proc may be met (XDEV, or a root in procfs) */
 	/* Written by refresh under the write lock: the identity set holds a
 	 * denied (has_deny_ids) or a read-only (has_read_ids) file, so the
