@@ -78,28 +78,35 @@ static void edge_place(struct edge *edges, uint32_t cap, const struct edge *e)
 {
 	uint32_t i;
 
-	for (i = e->hash & (cap - 1); edges[i].hash; i = (i + 1) & (cap - 1))
+	for (i = edge_slot(e->hash, cap); edges[i].hash; i = edge_next(i, cap))
 		;
 	edges[i] = *e;
+}
+
+/* The edge table rebuilt with CAP slots (more than it holds). */
+static int edge_rehash(struct pg_trie *t, uint32_t cap)
+{
+	struct edge *edges = calloc(cap, sizeof(*edges));
+	uint32_t i;
+
+	if (!edges)
+		return -1;
+	for (i = 0; i < t->capedges; i++)
+		if (t->edges[i].hash)
+			edge_place(edges, cap, &t->edges[i]);
+	free(t->edges);
+	t->edges = edges;
+	t->capedges = cap;
+	return 0;
 }
 
 static int edge_add(struct pg_trie *t, const struct edge *e)
 {
 	if ((uint64_t)(t->nedges + 1) * 4 > (uint64_t)t->capedges * 3) {
-		uint32_t cap = t->capedges ? t->capedges * 2 : 1024, i;
-		struct edge *edges;
+		uint32_t cap = t->capedges ? t->capedges * 2 : 1024;
 
-		if (cap < t->capedges)
+		if (cap < t->capedges || edge_rehash(t, cap) < 0)
 			return -1;
-		edges = calloc(cap, sizeof(*edges));
-		if (!edges)
-			return -1;
-		for (i = 0; i < t->capedges; i++)
-			if (t->edges[i].hash)
-				edge_place(edges, cap, &t->edges[i]);
-		free(t->edges);
-		t->edges = edges;
-		t->capedges = cap;
 	}
 	edge_place(t->edges, t->capedges, e);
 	t->nedges++;
@@ -394,6 +401,10 @@ void pg_trie_trim(pg_policy *p)
 	trim((void **)&t->nodes, &t->capnodes, t->nnodes, sizeof(*t->nodes));
 	trim((void **)&t->globs, &t->capglobs, t->nglobs, sizeof(*t->globs));
 	trim((void **)&t->affixes, &t->capaffixes, t->naffixes, sizeof(*t->affixes));
+	/* Edges at a load of 3/4, the most edge_add lets a table reach, so
+	 * the next add regrows it; a failed rehash keeps the larger table. */
+	if (t->nedges && (uint64_t)t->nedges * 4 / 3 + 1 < t->capedges)
+		edge_rehash(t, (uint32_t)((uint64_t)t->nedges * 4 / 3 + 1));
 }
 
 void pg_trie_free(pg_policy *p)

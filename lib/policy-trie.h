@@ -69,7 +69,7 @@ struct pg_trie {
 	struct node       *nodes;
 	uint32_t           nnodes, capnodes;
 	struct edge       *edges;
-	uint32_t           nedges, capedges;   /* capedges: a power of two */
+	uint32_t           nedges, capedges;   /* any size: see edge_slot */
 	struct glob_child *globs;
 	uint32_t           nglobs, capglobs;
 	struct affix      *affixes;
@@ -114,14 +114,27 @@ static inline uint64_t hash_backward(const char *s, size_t len)
 	return h;
 }
 
+/* The first slot of HASH in a table of CAP slots: by multiplication, not
+ * a mask, so that a compiled table is cut to its size (pg_trie_trim)
+ * rather than to a power of two, which at worst doubles it. */
+static inline uint32_t edge_slot(uint32_t hash, uint32_t cap)
+{
+	return (uint32_t)(((uint64_t)hash * cap) >> 32);
+}
+
+static inline uint32_t edge_next(uint32_t i, uint32_t cap)
+{
+	return i + 1 == cap ? 0 : i + 1;
+}
+
 static inline const struct edge *edge_find(const struct pg_trie *t, uint32_t hash, uint32_t parent,
 				    unsigned kind, const char *key, size_t len)
 {
-	uint32_t mask = t->capedges - 1, i;
+	uint32_t cap = t->capedges, i;
 
-	if (!t->capedges)
+	if (!cap)
 		return NULL;
-	for (i = hash & mask; t->edges[i].hash; i = (i + 1) & mask) {
+	for (i = edge_slot(hash, cap); t->edges[i].hash; i = edge_next(i, cap)) {
 		const struct edge *e = &t->edges[i];
 
 		if (e->hash == hash && e->parent == parent && e->kind == kind &&
