@@ -32,6 +32,11 @@ struct pg_policy {
 	 * [nprefix, nrules) are RULES[i - nprefix]. */
 	const struct pg_policy *prefix;
 	size_t           nprefix;
+	/* Own rule J is BLOCK[J] for J < BLOCKCAP (a copy knows its size and
+	 * keeps its records in one array, no pointer each), else
+	 * RULES[J - BLOCKCAP]. */
+	struct pg_rule  *block;
+	size_t           blockcap;
 	struct pg_rule **rules;
 	size_t           nrules;
 	size_t           cap;
@@ -42,10 +47,15 @@ struct pg_policy {
 	bool             broken;      /* a failed add could not be undone: deny all */
 };
 
-/* Rule I (< p->nrules). */
+static inline const struct pg_rule *pg_own_rule(const struct pg_policy *p, size_t j)
+{
+	return j < p->blockcap ? &p->block[j] : p->rules[j - p->blockcap];
+}
+
+/* Rule I (< p->nrules).  A lender borrows from no one (pg_policy_extend). */
 static inline const struct pg_rule *pg_rule_at(const struct pg_policy *p, size_t i)
 {
-	return i < p->nprefix ? p->prefix->rules[i] : p->rules[i - p->nprefix];
+	return i < p->nprefix ? pg_own_rule(p->prefix, i) : pg_own_rule(p, i - p->nprefix);
 }
 
 /* The compiled form: built rule by rule as rules are added. */

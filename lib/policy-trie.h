@@ -34,9 +34,13 @@ struct node {
 	uint32_t cap;     /* 1 + index of the strictest, first final rule ending here */
 	uint32_t dstar;   /* the '**' child, or 0 */
 	uint32_t globs;   /* 1 + index of the first unindexed pattern child */
-	uint32_t affix;   /* 1 + index of the affix length bitmaps */
-	uint32_t flags;
+	/* 20 bytes, not 24: a million-rule policy has over a million nodes. */
+	uint32_t affix : 24;  /* 1 + index of the affix length bitmaps (AFFIX_MAX) */
+	uint32_t flags : 8;
 };
+
+/* Nodes with suffix or prefix children a policy may have. */
+#define AFFIX_MAX ((1u << 24) - 1)
 
 struct edge {
 	uint32_t    hash;    /* 0: an empty slot */
@@ -114,11 +118,14 @@ static inline uint64_t hash_backward(const char *s, size_t len)
 	return h;
 }
 
-/* The first slot of HASH in a table of CAP slots: by multiplication, not
- * a mask, so that a compiled table is cut to its size (pg_trie_trim)
- * rather than to a power of two, which at worst doubles it. */
+/* The first slot of HASH in a table of CAP slots: a table grown edge by
+ * edge has a power of two and takes the low bits; one cut to its size
+ * after a bulk compile (pg_trie_trim), which a power of two would at
+ * worst double, takes a slot by multiplication. */
 static inline uint32_t edge_slot(uint32_t hash, uint32_t cap)
 {
+	if ((cap & (cap - 1)) == 0)
+		return hash & (cap - 1);
 	return (uint32_t)(((uint64_t)hash * cap) >> 32);
 }
 

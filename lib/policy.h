@@ -32,13 +32,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pathgate.h"
 
 struct pg_rule {
 	const char    *path;      /* normalised: "a/b", "" for ".", "/usr" */
 	const char    *file;      /* source file, or NULL ("<string>" when parsed) */
-	const char    *written;   /* the path as written, for messages (above rules) */
 	uint32_t       index;     /* position in the policy */
 	unsigned       line;      /* 1-based line in file, 0 when added by call */
 	/* Narrow fields: a policy holds one record per rule, and a root's
@@ -56,7 +56,17 @@ struct pg_rule {
 	bool           absolute : 1;  /* a host path */
 	bool           glob : 1;      /* has a '*', '?' or '**' component */
 	bool           derived : 1;   /* added by the library (e.g. a denied symlink's target) */
+	/* The path as written (for messages, on above rules) follows PATH's
+	 * NUL: a pointer in every record would cost a million-rule policy
+	 * 8 MB for the few rules that have one. */
+	bool           has_written : 1;
 };
+
+/* The path rule R was written with, or NULL (see has_written). */
+static inline const char *pg_rule_written(const struct pg_rule *r)
+{
+	return r->has_written ? r->path + strlen(r->path) + 1 : NULL;
+}
 
 struct pg_judgement {
 	enum pg_access        access;  /* the decision */
