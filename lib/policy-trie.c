@@ -166,13 +166,29 @@ static void set_len_bit(uint64_t *bits, size_t len)
 	*bits |= UINT64_C(1) << (len % 64);
 }
 
-static int affix_of(struct pg_trie *t, uint32_t node, struct affix **out)
+/* NODE's extra record, made if absent; NULL when out of memory.  Valid
+ * until the next record is made. */
+static struct extra *extra_of(struct pg_trie *t, uint32_t node)
 {
 	struct node *n = &t->nodes[node];
 
+	if (!n->extra) {
+		if (grow((void **)&t->extras, &t->capextras, t->nextras + 1,
+			 sizeof(*t->extras)) < 0)
+			return NULL;
+		memset(&t->extras[t->nextras], 0, sizeof(*t->extras));
+		n->extra = ++t->nextras;
+	}
+	return &t->extras[n->extra - 1];
+}
+
+static int affix_of(struct pg_trie *t, uint32_t node, struct affix **out)
+{
+	struct extra *n = extra_of(t, node);
+
+	if (!n)
+		return -1;
 	if (!n->affix) {
-		if (t->naffixes == AFFIX_MAX)
-			return -1;
 		if (grow((void **)&t->affixes, &t->capaffixes, t->naffixes + 1,
 			 sizeof(*t->affixes)) < 0)
 			return -1;
@@ -223,24 +239,26 @@ static uint32_t child_for(pg_policy *p, uint32_t node, const char *c, size_t len
 	struct affix *a;
 
 	if (is_dstar(c, len)) {
-		if (!t->nodes[node].dstar) {
+		if (!node_extra(t, node).dstar) {
 			child = new_node(t, NODE_DSTAR);
-			if (!child)
+			if (!child || !extra_of(t, node))
 				return 0;
-			t->nodes[node].dstar = child;
+			extra_of(t, node)->dstar = child;
 		}
-		return t->nodes[node].dstar;
+		return node_extra(t, node).dstar;
 	}
 	kind = classify(c, len, &key, &klen);
 	if (kind == 0) {
-		child = find_glob(t, t->nodes[node].globs, c, len);
+		child = find_glob(t, node_extra(t, node).globs, c, len);
 		if (child)
 			return child;
 		if (!keep && !(c = pg_arena_strndup(&p->arena, c, len)))
 			return 0;
-		child = new_glob(t, c, len, t->nodes[node].globs, &index);
+		if (!extra_of(t, node))
+			return 0;
+		child = new_glob(t, c, len, node_extra(t, node).globs, &index);
 		if (child)
-			t->nodes[node].globs = index;
+			extra_of(t, node)->globs = index;
 		return child;
 	}
 	e.hash = mix(backward(kind) ? hash_backward(key, klen) : hash_forward(key, klen),
@@ -354,8 +372,13 @@ int pg_trie_insert(pg_policy *p, const struct pg_rule *r)
 	n = &t->nodes[node];
 	if (stricter(p, n->best, r))
 		n->best = (uint32_t)r->index + 1;
-	if (r->final && stricter_final(p, n->cap, r))
-		n->cap = (uint32_t)r->index + 1;
+	if (r->final && stricter_final(p, node_extra(t, node).cap, r)) {
+		struct extra *x = extra_of(t, node);
+
+		if (!x)
+			return errno = ENOMEM, -1;
+		x->cap = (uint32_t)r->index + 1;
+	}
 	return 0;
 }
 
@@ -405,6 +428,7 @@ void pg_trie_trim(pg_policy *p)
 	trim((void **)&t->nodes, &t->capnodes, t->nnodes, sizeof(*t->nodes));
 	trim((void **)&t->globs, &t->capglobs, t->nglobs, sizeof(*t->globs));
 	trim((void **)&t->affixes, &t->capaffixes, t->naffixes, sizeof(*t->affixes));
+	trim((void **)&t->extras, &t->capextras, t->nextras, sizeof(*t->extras));
 	/* Edges at a load of 2/3: at 3/4, the most edge_add lets a table
 	 * reach, a judgement over 100 000 rules took a fifth longer (longer
 	 * probes for the names a table lacks); a failed rehash keeps the
@@ -425,6 +449,7 @@ void pg_trie_free(pg_policy *p)
 	free(t->edges);
 	free(t->globs);
 	free(t->affixes);
+	free(t->extras);
 	free(t);
 	p->trie = NULL;
 }

@@ -29,18 +29,21 @@ enum edge_kind { EDGE_LIT = 1, EDGE_SFX, EDGE_PFX, EDGE_GSFX, EDGE_GPFX };
  * over 63 bytes a set bit can stand for several lengths, costing a lookup
  * that misses, never a wrong answer. */
 
+/* 12 bytes: a million-rule policy has over a million nodes, and most
+ * have only literal children and no final rule, so what the others need
+ * is in a record of its own (struct extra). */
 struct node {
 	uint32_t best;    /* 1 + index of the strictest, first rule ending here */
+	uint32_t extra;   /* 1 + index of the node's extra record, or 0 */
+	uint32_t flags;
+};
+
+struct extra {
 	uint32_t cap;     /* 1 + index of the strictest, first final rule ending here */
 	uint32_t dstar;   /* the '**' child, or 0 */
 	uint32_t globs;   /* 1 + index of the first unindexed pattern child */
-	/* 20 bytes, not 24: a million-rule policy has over a million nodes. */
-	uint32_t affix : 24;  /* 1 + index of the affix length bitmaps (AFFIX_MAX) */
-	uint32_t flags : 8;
+	uint32_t affix;   /* 1 + index of the affix length bitmaps */
 };
-
-/* Nodes with suffix or prefix children a policy may have. */
-#define AFFIX_MAX ((1u << 24) - 1)
 
 struct edge {
 	uint32_t    hash;    /* 0: an empty slot */
@@ -78,8 +81,18 @@ struct pg_trie {
 	uint32_t           nglobs, capglobs;
 	struct affix      *affixes;
 	uint32_t           naffixes, capaffixes;
+	struct extra      *extras;
+	uint32_t           nextras, capextras;
 	uint32_t           root[2][2];
 };
+
+/* A node's extra record, all zero when it has none. */
+static inline struct extra node_extra(const struct pg_trie *t, uint32_t node)
+{
+	uint32_t x = t->nodes[node].extra;
+
+	return x ? t->extras[x - 1] : (struct extra){ 0, 0, 0, 0 };
+}
 
 /* ----------------------------------------------------------------- hashes */
 
