@@ -51,6 +51,11 @@ void *pg_arena_alloc(struct pg_arena *a, size_t size)
 	return arena_take(a, size, sizeof(max_align_t));
 }
 
+void *pg_arena_alloc_aligned(struct pg_arena *a, size_t size, size_t align)
+{
+	return arena_take(a, size, align);
+}
+
 void *pg_arena_alloc_bytes(struct pg_arena *a, size_t size)
 {
 	return arena_take(a, size, 1);

@@ -57,7 +57,7 @@ static bool add_state(const struct pg_trie *t, struct states *s, uint32_t node, 
 		return false;
 	s->node[s->n] = node;
 	s->direct[s->n++] = direct;
-	dstar = t->nodes[node].dstar;
+	dstar = t->nodes[node].extra ? t->extras[t->nodes[node].extra - 1].dstar : 0;
 	return dstar ? add_state(t, s, dstar, false) : true;
 }
 
@@ -90,7 +90,7 @@ static bool follow(const struct pg_trie *t, const struct edge *e, const char *c,
 static bool step_affixes(const struct pg_trie *t, uint32_t node, unsigned kind, bool folded,
 			 const char *c, size_t len, struct states *out)
 {
-	const struct affix *a = &t->affixes[t->nodes[node].affix - 1];
+	const struct affix *a = &t->affixes[node_extra(t, node).affix - 1];
 	uint64_t bits = a->len[kind];
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	bool back = backward(kind);
@@ -135,7 +135,7 @@ static bool step_node(const struct pg_trie *t, uint32_t node, const char *c, siz
 	for (kind = EDGE_SFX; kind <= EDGE_GPFX; kind++)
 		if ((n->flags & kind_flag(kind)) && !step_affixes(t, node, kind, folded, c, len, out))
 			return false;
-	for (i = n->globs; i; i = t->globs[i - 1].next) {
+	for (i = n->extra ? t->extras[n->extra - 1].globs : 0; i; i = t->globs[i - 1].next) {
 		const struct glob_child *g = &t->globs[i - 1];
 
 		if (match(g->pat, g->len, c, len, folded) && !add_state(t, out, g->child, true))
@@ -166,9 +166,9 @@ static void collect(const pg_policy *p, const struct states *s, unsigned depth,
 		const struct node *n = &p->trie->nodes[s->node[i]];
 
 		if (n->best)
-			pg_acc_add(acc, p->rules[n->best - 1], depth);
-		if (n->cap)
-			pg_acc_add(acc, p->rules[n->cap - 1], depth);
+			pg_acc_add(acc, pg_rule_at(p, n->best - 1), depth);
+		if (n->extra && p->trie->extras[n->extra - 1].cap)
+			pg_acc_add(acc, pg_rule_at(p, p->trie->extras[n->extra - 1].cap - 1), depth);
 	}
 }
 

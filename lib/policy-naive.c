@@ -164,7 +164,7 @@ enum pg_access pg_judge_naive(const pg_policy *p, const char *name, size_t len,
 
 	pg_acc_init(&acc);
 	for (k = 0; k < p->nrules; k++) {
-		const struct pg_rule *r = p->rules[k];
+		const struct pg_rule *r = pg_rule_at(p, k);
 		int d;
 
 		if (r->absolute != absolute)
@@ -182,7 +182,7 @@ bool pg_below_naive(const pg_policy *p, const char *name, size_t len)
 	size_t k;
 
 	for (k = 0; k < p->nrules; k++) {
-		const struct pg_rule *r = p->rules[k];
+		const struct pg_rule *r = pg_rule_at(p, k);
 
 		if (r->absolute != absolute || r->access == PG_WRITE)
 			continue;
@@ -206,7 +206,7 @@ void pg_acc_init(struct pg_verdict_acc *acc)
  * root (pg_rule.above). */
 static unsigned long rank_of(const struct pg_rule *r, unsigned depth)
 {
-	return r->above ? r->above - 1 : (unsigned long)PG_PATH_MAX + depth;
+	return r->above ? (unsigned long)r->above - 1 : (unsigned long)PG_PATH_MAX + depth;
 }
 
 void pg_acc_add(struct pg_verdict_acc *acc, const struct pg_rule *r, unsigned depth)

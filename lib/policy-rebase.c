@@ -115,31 +115,50 @@ static int rebase_rule(struct rebase *rb, pg_policy *dst, const struct pg_rule *
 	return 0;
 }
 
-pg_policy *pg_policy_for_root(const pg_policy *p, const char *root)
+int pg_policy_rebase(pg_policy *p, const char *root)
 {
 	struct rebase *rb;
-	pg_policy *d = NULL;
 	unsigned nroot;
-	size_t i;
+	size_t i, n;
+	int rc = -1;
 
 	if (!p || !root || root[0] != '/')
-		return errno = EINVAL, NULL;
+		return errno = EINVAL, -1;
 	rb = malloc(sizeof(*rb));
 	if (!rb)
-		return NULL;
+		return -1;
 	nroot = pg_split(root, strlen(root), rb->root, rb->rlen, REBASE_MAX_COMP);
 	if (nroot == (unsigned)-1) {
 		errno = ENAMETOOLONG;
 		goto out;
 	}
-	d = pg_policy_dup(p);
-	for (i = 0; d && i < p->nrules; i++) {
-		if (p->rules[i]->absolute && rebase_rule(rb, d, p->rules[i], nroot) < 0) {
-			pg_policy_free(d);
-			d = NULL;
-		}
+	/* The rules as they were: the copies appended are relative. */
+	n = p->nrules;
+	for (i = 0; i < n; i++) {
+		const struct pg_rule *r = pg_rule_at(p, i);
+
+		if (r->absolute && rebase_rule(rb, p, r, nroot) < 0)
+			goto out;
 	}
+	rc = 0;
 out:
 	free(rb);
+	return rc;
+}
+
+pg_policy *pg_policy_for_root(const pg_policy *p, const char *root)
+{
+	pg_policy *d;
+
+	if (!p || !root || root[0] != '/')
+		return errno = EINVAL, NULL;
+	d = pg_policy_dup(p);
+	if (d && pg_policy_rebase(d, root) < 0) {
+		int err = errno;
+
+		pg_policy_free(d);
+		errno = err;
+		return NULL;
+	}
 	return d;
 }

@@ -29,13 +29,20 @@ enum edge_kind { EDGE_LIT = 1, EDGE_SFX, EDGE_PFX, EDGE_GSFX, EDGE_GPFX };
  * over 63 bytes a set bit can stand for several lengths, costing a lookup
  * that misses, never a wrong answer. */
 
+/* 12 bytes: a million-rule policy has over a million nodes, and most
+ * have only literal children and no final rule, so what the others need
+ * is in a record of its own (struct extra). */
 struct node {
 	uint32_t best;    /* 1 + index of the strictest, first rule ending here */
+	uint32_t extra;   /* 1 + index of the node's extra record, or 0 */
+	uint32_t flags;
+};
+
+struct extra {
 	uint32_t cap;     /* 1 + index of the strictest, first final rule ending here */
 	uint32_t dstar;   /* the '**' child, or 0 */
 	uint32_t globs;   /* 1 + index of the first unindexed pattern child */
 	uint32_t affix;   /* 1 + index of the affix length bitmaps */
-	uint32_t flags;
 };
 
 struct edge {
@@ -69,13 +76,23 @@ struct pg_trie {
 	struct node       *nodes;
 	uint32_t           nnodes, capnodes;
 	struct edge       *edges;
-	uint32_t           nedges, capedges;   /* capedges: a power of two */
+	uint32_t           nedges, capedges;   /* any size: see edge_slot */
 	struct glob_child *globs;
 	uint32_t           nglobs, capglobs;
 	struct affix      *affixes;
 	uint32_t           naffixes, capaffixes;
+	struct extra      *extras;
+	uint32_t           nextras, capextras;
 	uint32_t           root[2][2];
 };
+
+/* A node's extra record, all zero when it has none. */
+static inline struct extra node_extra(const struct pg_trie *t, uint32_t node)
+{
+	uint32_t x = t->nodes[node].extra;
+
+	return x ? t->extras[x - 1] : (struct extra){ 0, 0, 0, 0 };
+}
 
 /* ----------------------------------------------------------------- hashes */
 
@@ -114,14 +131,30 @@ static inline uint64_t hash_backward(const char *s, size_t len)
 	return h;
 }
 
+/* The first slot of HASH in a table of CAP slots: a table grown edge by
+ * edge has a power of two and takes the low bits; one cut to its size
+ * after a bulk compile (pg_trie_trim), which a power of two would at
+ * worst double, takes a slot by multiplication. */
+static inline uint32_t edge_slot(uint32_t hash, uint32_t cap)
+{
+	if ((cap & (cap - 1)) == 0)
+		return hash & (cap - 1);
+	return (uint32_t)(((uint64_t)hash * cap) >> 32);
+}
+
+static inline uint32_t edge_next(uint32_t i, uint32_t cap)
+{
+	return i + 1 == cap ? 0 : i + 1;
+}
+
 static inline const struct edge *edge_find(const struct pg_trie *t, uint32_t hash, uint32_t parent,
 				    unsigned kind, const char *key, size_t len)
 {
-	uint32_t mask = t->capedges - 1, i;
+	uint32_t cap = t->capedges, i;
 
-	if (!t->capedges)
+	if (!cap)
 		return NULL;
-	for (i = hash & mask; t->edges[i].hash; i = (i + 1) & mask) {
+	for (i = edge_slot(hash, cap); t->edges[i].hash; i = edge_next(i, cap)) {
 		const struct edge *e = &t->edges[i];
 
 		if (e->hash == hash && e->parent == parent && e->kind == kind &&

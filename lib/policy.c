@@ -229,23 +229,41 @@ static const char *intern_file(pg_policy *p, const char *file)
 	return p->last_file;
 }
 
-static int commit(pg_policy *p, const struct prepared *pr, const char *file,
-		  unsigned line, bool derived)
+/* Room for the next rule's record: in the block while it lasts, else in
+ * the arena with a pointer. */
+static struct pg_rule *next_record(pg_policy *p)
 {
+	size_t own = p->nrules - p->nprefix;
 	struct pg_rule *r;
 
-	if (p->nrules == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
+	if (own < p->blockcap)
+		return &p->block[own];
+	if (own - p->blockcap == p->cap) {
+		size_t cap = p->cap < 16 ? 16 : p->cap + p->cap / 2;  /* trimmed: maybe 1 */
 		struct pg_rule **rules = realloc(p->rules, cap * sizeof(*rules));
 
 		if (!rules)
-			return -1;
+			return NULL;
 		p->rules = rules;
 		p->cap = cap;
 	}
-	r = pg_arena_alloc(&p->arena, sizeof(*r));
+	r = pg_arena_alloc_aligned(&p->arena, sizeof(*r), _Alignof(struct pg_rule));
+	if (r)
+		p->rules[own - p->blockcap] = r;
+	return r;
+}
+
+/* Add the prepared rule; WRITTEN, when not NULL, is kept after its path. */
+static int commit(pg_policy *p, const struct prepared *pr, const char *file,
+		  unsigned line, bool derived, const char *written)
+{
+	size_t wlen = written ? strlen(written) + 1 : 0;
+	struct pg_rule *r = next_record(p);
+	char *text;
+
 	if (!r)
 		return -1;
+	memset(r, 0, sizeof(*r));
 	r->access = pr->access;
 	r->final = pr->final;
 	r->absolute = pr->absolute;
@@ -253,16 +271,21 @@ static int commit(pg_policy *p, const struct prepared *pr, const char *file,
 	r->derived = derived;
 	r->depth = pr->depth;
 	r->above = pr->above;
-	r->written = NULL;
+	r->has_written = written != NULL;
 	r->line = line;
-	r->index = p->nrules;
-	r->path = pg_arena_strndup(&p->arena, pr->path, pr->len);
+	r->index = (uint32_t)p->nrules;
+	text = pg_arena_alloc_bytes(&p->arena, pr->len + 1 + wlen);
+	r->path = text;
 	r->file = intern_file(p, file);
-	if (!r->path || (file && !r->file))
+	if (!text || (file && !r->file))
 		return -1;
+	memcpy(text, pr->path, pr->len);
+	text[pr->len] = '\0';
+	if (written)
+		memcpy(text + pr->len + 1, written, wlen);
 	if (p->trie && pg_trie_insert(p, r) < 0)
 		return -1;
-	p->rules[p->nrules++] = r;
+	p->nrules++;
 	return 0;
 }
 
@@ -281,7 +304,7 @@ static void roll_back(pg_policy *p, size_t keep)
 		return;
 	}
 	for (i = 0; i < keep; i++) {
-		if (pg_trie_insert(p, p->rules[i]) < 0) {
+		if (pg_trie_insert(p, pg_rule_at(p, i)) < 0) {
 			p->broken = true;
 			return;
 		}
@@ -310,6 +333,7 @@ void pg_policy_free(pg_policy *p)
 	pg_trie_free(p);
 	pg_arena_free(&p->arena);
 	free(p->rules);
+	free(p->block);
 	free(p);
 }
 
@@ -321,7 +345,7 @@ size_t pg_policy_rule_count(const pg_policy *p)
 
 const struct pg_rule *pg_policy_rule(const pg_policy *p, size_t i)
 {
-	return p && i < p->nrules ? p->rules[i] : NULL;
+	return p && i < p->nrules ? pg_rule_at(p, i) : NULL;
 }
 
 int pg_policy_add_rule(pg_policy *p, enum pg_access access, bool final,
@@ -336,7 +360,7 @@ int pg_policy_add_rule(pg_policy *p, enum pg_access access, bool final,
 	if (prepare(access, final, path, path ? strlen(path) : 0, file, line, &pr) < 0)
 		return -1;
 	keep = p->nrules;
-	if (commit(p, &pr, file, line, derived) < 0) {
+	if (commit(p, &pr, file, line, derived, NULL) < 0) {
 		roll_back(p, keep);
 		errno = ENOMEM;
 		return -1;
@@ -548,7 +572,7 @@ static int parse_into(pg_policy *p, const char *text, size_t len, const char *fi
 	}
 	keep = p->nrules;
 	for (i = 0; i < n; i++) {
-		if (commit(p, &lines[i].rule, file, lines[i].line, false) < 0) {
+		if (commit(p, &lines[i].rule, file, lines[i].line, false, NULL) < 0) {
 			roll_back(p, keep);
 			errno = ENOMEM;
 			goto out;
@@ -630,6 +654,7 @@ int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *pat
 	char scratch[PREPARED_MAX];
 	struct prepared pr = { .path = scratch };
 	size_t i, len = strlen(path);
+	const char *written;
 	const char *cursor = path, *c;
 	size_t n;
 
@@ -649,37 +674,11 @@ int pg_policy_copy_rule(pg_policy *dst, const struct pg_rule *r, const char *pat
 	for (i = 0; i <= len; i++)
 		pr.path[i] = path[i];
 	pr.len = len;
-	if (commit(dst, &pr, r->file, r->line, r->derived) < 0)
+	written = pg_rule_written(r);
+	if (commit(dst, &pr, r->file, r->line, r->derived,
+		   above || written ? (written ? written : r->path) : NULL) < 0)
 		return errno = ENOMEM, -1;
-	if (above || r->written) {
-		struct pg_rule *copy = dst->rules[dst->nrules - 1];
-
-		copy->written = pg_arena_strndup(&dst->arena, r->written ? r->written : r->path,
-						 strlen(r->written ? r->written : r->path));
-		if (!copy->written)
-			return errno = ENOMEM, -1;
-	}
 	return 0;
-}
-
-pg_policy *pg_policy_dup(const pg_policy *p)
-{
-	pg_policy *d;
-	size_t i;
-
-	if (!p)
-		return errno = EINVAL, NULL;
-	d = pg_policy_new();
-	if (!d)
-		return NULL;
-	d->broken = p->broken;
-	for (i = 0; i < p->nrules; i++) {
-		if (pg_policy_copy_rule(d, p->rules[i], p->rules[i]->path, p->rules[i]->above) < 0) {
-			pg_policy_free(d);
-			return NULL;
-		}
-	}
-	return d;
 }
 
 /* ------------------------------------------------------------- rendering */
@@ -694,7 +693,9 @@ void pg_rule_render(const struct pg_rule *r, char *buf, size_t size)
 		snprintf(buf, size, "no rule (deny)");
 		return;
 	}
-	path = r->written ? r->written : r->path[0] ? r->path : ".";
+	path = pg_rule_written(r);
+	if (!path)
+		path = r->path[0] ? r->path : ".";
 	if (r->file && r->line)
 		snprintf(buf, size, "%s%s %s (%s:%u)", access_word(r->access),
 			 r->final ? "!" : "", path, r->file, r->line);

@@ -31,28 +31,42 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "pathgate.h"
 
 struct pg_rule {
-	enum pg_access access;
-	bool           final;
-	bool           absolute;  /* a host path */
-	bool           glob;      /* has a '*', '?' or '**' component */
-	bool           derived;   /* added by the library (e.g. a denied symlink's target) */
 	const char    *path;      /* normalised: "a/b", "" for ".", "/usr" */
-	unsigned       depth;     /* number of components of path */
 	const char    *file;      /* source file, or NULL ("<string>" when parsed) */
+	uint32_t       index;     /* position in the policy */
 	unsigned       line;      /* 1-based line in file, 0 when added by call */
-	size_t         index;     /* position in the policy */
+	/* Narrow fields: a policy holds one record per rule, and a root's
+	 * policy of a million rules should fit in well under 150 MiB.  A path
+	 * has at most PG_PATH_MAX_COMPONENTS (2049) components. */
+	unsigned       depth : 16; /* number of components of path */
 	/* A host rule on a strict ancestor of a root, copied to the root
 	 * itself ("", by pg_policy_for_root): the ancestor's host depth + 1.
 	 * It decides beneath the root only where no rule at or beneath the
 	 * root does, and a deeper ancestor's rule beats it; a final one caps
 	 * the root and everything beneath it.  0 for every other rule. */
-	unsigned       above;
-	const char    *written;   /* the path as written, for messages (above rules) */
+	unsigned       above : 16;
+	enum pg_access access : 8;
+	bool           final : 1;
+	bool           absolute : 1;  /* a host path */
+	bool           glob : 1;      /* has a '*', '?' or '**' component */
+	bool           derived : 1;   /* added by the library (e.g. a denied symlink's target) */
+	/* The path as written (for messages, on above rules) follows PATH's
+	 * NUL: a pointer in every record would cost a million-rule policy
+	 * 8 MB for the few rules that have one. */
+	bool           has_written : 1;
 };
+
+/* The path rule R was written with, or NULL (see has_written). */
+static inline const char *pg_rule_written(const struct pg_rule *r)
+{
+	return r->has_written ? r->path + strlen(r->path) + 1 : NULL;
+}
 
 struct pg_judgement {
 	enum pg_access        access;  /* the decision */
@@ -71,6 +85,27 @@ int pg_policy_add_rule(pg_policy *p, enum pg_access access, bool final,
 
 /* A deep copy. */
 pg_policy *pg_policy_dup(const pg_policy *p);
+
+/* A policy of rules only: adds are checked and kept, not compiled, and
+ * judging it denies everything until pg_policy_compile.  A root keeps the
+ * caller's policy so, to derive its own from on every refresh. */
+pg_policy *pg_policy_new_uncompiled(void);
+
+/* An uncompiled policy whose first rules are BASE's, borrowed, not copied:
+ * BASE must outlive it and gain no rules meanwhile. */
+pg_policy *pg_policy_extend(const pg_policy *base);
+
+/* Compile an uncompiled policy (once, after its last bulk add), and
+ * return the slack of its arrays to the allocator.  0, or -1 (ENOMEM)
+ * with the policy still uncompiled. */
+int pg_policy_compile(pg_policy *p);
+
+/* A copy that is not compiled (pg_policy_new_uncompiled). */
+pg_policy *pg_policy_dup_rules(const pg_policy *p);
+
+/* Append to P, in place, the relative rules its absolute rules mean for a
+ * root at host path ROOT (pg_policy_for_root without the copy). */
+int pg_policy_rebase(pg_policy *p, const char *root);
 
 /* A copy for a root at host path ROOT (canonical, absolute): absolute rules
  * naming ROOT or a path beneath it are added again as relative rules (the

@@ -1,7 +1,7 @@
 # lib/policy.mk: the policy (rules, parser, compiled judge, folding, globs),
 # its unit tests and its fuzz harnesses.
 lib_libpathgate_internal_la_SOURCES += \
-	lib/policy.c lib/policy-rebase.c lib/arena.c lib/policy.h lib/policy-internal.h \
+	lib/policy.c lib/policy-copy.c lib/policy-rebase.c lib/arena.c lib/policy.h lib/policy-internal.h \
 	lib/policy-trie.c lib/policy-trie.h lib/policy-judge.c lib/policy-naive.c lib/policy-naive.h \
 	lib/policy-default.c lib/fold.c lib/glob.c lib/glob.h
 
@@ -32,7 +32,7 @@ EXTRA_DIST += tests/fuzz/corpus/policy_parse tests/fuzz/corpus/judge
 POLICY_FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I$(top_builddir) -I$(top_srcdir)/include -I$(top_srcdir)/lib \
 	-I$(top_srcdir)/tests/fuzz
-POLICY_FUZZ_LIB = $(top_srcdir)/lib/policy.c $(top_srcdir)/lib/policy-rebase.c $(top_srcdir)/lib/arena.c $(top_srcdir)/lib/policy-trie.c $(top_srcdir)/lib/policy-judge.c \
+POLICY_FUZZ_LIB = $(top_srcdir)/lib/policy.c $(top_srcdir)/lib/policy-copy.c $(top_srcdir)/lib/policy-rebase.c $(top_srcdir)/lib/arena.c $(top_srcdir)/lib/policy-trie.c $(top_srcdir)/lib/policy-judge.c \
 	$(top_srcdir)/lib/policy-naive.c $(top_srcdir)/lib/policy-default.c \
 	$(top_srcdir)/lib/fold.c $(top_srcdir)/lib/glob.c $(top_srcdir)/lib/path.c \
 	$(top_srcdir)/lib/refusal.c $(top_srcdir)/tests/fuzz/judge_model.c

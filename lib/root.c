@@ -163,12 +163,76 @@ static bool is_literal_inside(const struct pg_rule *r)
 	return !r->absolute && !r->glob && !r->derived && r->path[0];
 }
 
+/* The canonical forms of the last few parent directories looked up: a
+ * policy's host rules mostly sit in a few directories ("~/.ssh",
+ * "~/.aws", "~/.config/gh", ...), and every process the preload starts
+ * opens a root. */
+#define CANON_MEMO 8
+
+struct canon_memo {
+	struct {
+		char parent[PATH_MAX];
+		char canon[PATH_MAX];
+		bool valid, found;
+	} e[CANON_MEMO];
+	unsigned next;   /* the entry replaced next */
+};
+
+/* The entry for parent directory HEAD[0, PLEN), resolved if new. */
+static bool memo_parent(struct canon_memo *m, const char *head, size_t plen, const char **canon)
+{
+	unsigned i;
+	char *c;
+
+	for (i = 0; i < CANON_MEMO; i++)
+		if (m->e[i].valid && !strncmp(m->e[i].parent, head, plen) && !m->e[i].parent[plen])
+			break;
+	if (i == CANON_MEMO) {
+		i = m->next;
+		m->next = (m->next + 1) % CANON_MEMO;
+		memcpy(m->e[i].parent, head, plen);
+		m->e[i].parent[plen] = '\0';
+		c = realpath(m->e[i].parent, NULL);
+		m->e[i].valid = true;
+		m->e[i].found = c && strlen(c) < sizeof(m->e[i].canon);
+		if (m->e[i].found)
+			strcpy(m->e[i].canon, c);
+		free(c);
+	}
+	*canon = m->e[i].canon;
+	return m->e[i].found;
+}
+
+/* realpath(HEAD) (an absolute, normalised path), its parent resolved once
+ * for a run of rules in the same directory: a last component that is no
+ * symlink (readlink says EINVAL) is the canonical parent's entry, as
+ * realpath would find; a symlink, or any doubt, asks realpath itself. */
+static char *canonical_head(const char *head, struct canon_memo *m)
+{
+	const char *slash = strrchr(head, '/'), *last = slash + 1;
+	size_t plen = slash == head ? 1 : (size_t)(slash - head);
+	char cand[PATH_MAX + 1], link[1];
+	const char *pc;
+
+	if (!strcmp(last, ".") || !strcmp(last, "..") || plen >= PATH_MAX)
+		return realpath(head, NULL);
+	if (!memo_parent(m, head, plen, &pc))
+		return NULL;   /* no parent, no entry: realpath fails alike */
+	if ((size_t)snprintf(cand, sizeof(cand), "%s/%s", strcmp(pc, "/") ? pc : "",
+			     last) >= sizeof(cand))
+		return realpath(head, NULL);
+	if (readlink(cand, link, sizeof(link)) < 0)
+		return errno == EINVAL ? strdup(cand) : NULL;
+	return realpath(head, NULL);
+}
+
 /* The literal head of absolute rule PATH (its components before the first
  * pattern) as the host spells it canonically, into BUF with the rest of
  * PATH after it; false when the head is canonical already or cannot be
  * resolved.  A rule spelled through a symlinked host path ("/home" ->
  * "/usr/home") then still meets the root's canonical path. */
-static bool canonical_spelling(const char *path, char *buf, size_t size)
+static bool canonical_spelling(const char *path, char *buf, size_t size,
+			       struct canon_memo *memo)
 {
 	char head[PATH_MAX], *canon;
 	size_t len = 0, i = 0, n = strlen(path), c;
@@ -186,7 +250,7 @@ static bool canonical_spelling(const char *path, char *buf, size_t size)
 		return false;
 	memcpy(head, path, len);
 	head[len] = '\0';
-	canon = realpath(head, NULL);
+	canon = canonical_head(head, memo);
 	if (!canon || strcmp(canon, head) == 0 ||
 	    (size_t)snprintf(buf, size, "%s%s", canon, path + len) >= size) {
 		free(canon);
@@ -196,29 +260,34 @@ static bool canonical_spelling(const char *path, char *buf, size_t size)
 	return true;
 }
 
-/* The caller's policy, with each absolute rule also in its canonical
- * spelling (issue 11.3). */
+/* The root's policy: the caller's rules (borrowed from root->base, not
+ * copied), each absolute rule also in its canonical spelling (issue
+ * 11.3), then rebased onto the root, compiled once. */
 static pg_policy *host_policy(const pg_root *root)
 {
-	pg_policy *p = root->base ? pg_policy_dup(root->base) : pg_policy_new();
+	pg_policy *p = root->base ? pg_policy_extend(root->base) : pg_policy_new_uncompiled();
 	char canon[PG_PATH_MAX + PATH_MAX];
+	struct canon_memo *memo = calloc(1, sizeof(*memo));
 	size_t n;
 
-	if (p && !root->base && pg_policy_add(p, PG_WRITE, ".") < 0) {
-		pg_policy_free(p);
-		return NULL;
-	}
+	if (!memo || (p && !root->base && pg_policy_add(p, PG_WRITE, ".") < 0))
+		goto fail;
 	n = p ? pg_policy_rule_count(p) : 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct pg_rule *r = pg_policy_rule(p, i);
 
-		if (r->absolute && !r->derived && canonical_spelling(r->path, canon, sizeof(canon)) &&
-		    pg_policy_add_rule(p, r->access, r->final, canon, r->file, r->line, false) < 0) {
-			pg_policy_free(p);
-			return NULL;
-		}
+		if (r->absolute && !r->derived && canonical_spelling(r->path, canon, sizeof(canon), memo) &&
+		    pg_policy_add_rule(p, r->access, r->final, canon, r->file, r->line, false) < 0)
+			goto fail;
 	}
+	if (p && (pg_policy_rebase(p, root->path) < 0 || pg_policy_compile(p) < 0))
+		goto fail;
+	free(memo);
 	return p;
+fail:
+	free(memo);
+	pg_policy_free(p);
+	return NULL;
 }
 
 /* A denied symlink's target stays denied after the link is re-pointed: a
@@ -244,10 +313,8 @@ static int derive(pg_root *root, struct derived *d)
 {
 	unsigned budget = PG_ID_SCAN_BUDGET;
 	size_t i, n;
-	pg_policy *host = host_policy(root);
 
-	d->policy = host ? pg_policy_for_root(host, root->path) : NULL;
-	pg_policy_free(host);
+	d->policy = host_policy(root);
 	if (d->policy && keep_derived(root, d->policy) < 0)
 		return -1;
 	d->ids = pg_ids_new();
@@ -460,7 +527,8 @@ pg_root *pg_root_open(const char *dir, const pg_policy *policy, unsigned flags)
 	root->links = pg_link_map_new();
 	if (!root->links)
 		goto fail;
-	if (policy && !(root->base = pg_policy_dup(policy)))
+	/* Rules only: the root's own policy borrows them and is compiled. */
+	if (policy && !(root->base = pg_policy_dup_rules(policy)))
 		goto fail;
 	if (pg_root_refresh(root) < 0)
 		goto fail;

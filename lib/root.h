@@ -36,7 +36,8 @@ struct pg_root {
 	uint64_t          mnt_id;    /* mount id of the root (the walk's mount check) */
 	dev_t             dev;       /* the root directory's identity */
 	ino_t             ino;
-	pg_policy        *base;      /* the caller's policy, for refresh; owned */
+	pg_policy        *base;      /* the caller's rules, uncompiled, for refresh;
+				       * policy borrows them; owned, freed last */
 	bool              maybe_proc;/* /proc may be met (XDEV, or a root in procfs) */
 	/* Written by refresh under the write lock: the policy denies
 	 * (has_deny_ids) or makes read-only (has_read_ids) some name in the

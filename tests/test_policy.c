@@ -678,6 +678,69 @@ static void test_dup_is_deep(void **state)
 	pg_policy_free(d);
 }
 
+/* A copy is compiled once and its arrays cut to size (one node list of
+ * one pattern, one rule pointer); rules added after must still grow them. */
+static void test_dup_grows_after_compile(void **state)
+{
+	pg_policy *p = policy_of("deny ?\n"), *d;
+	char path[32];
+
+	(void)state;
+	d = pg_policy_dup(p);
+	assert_non_null(d);
+	pg_policy_free(p);
+	for (int i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path), "d%d/?%d*", i, i);
+		assert_int_equal(pg_policy_add(d, PG_READ, path), 0);
+		snprintf(path, sizeof(path), "w%d", i);
+		assert_int_equal(pg_policy_add(d, PG_WRITE, path), 0);
+	}
+	assert_int_equal(pg_policy_rule_count(d), 81);
+	assert_int_equal(access_of(d, "x"), PG_DENY);
+	assert_int_equal(access_of(d, "w39/x"), PG_WRITE);
+	assert_int_equal(access_of(d, "d39/a39b"), PG_READ);
+	assert_int_equal(access_of(d, "d39/ab39"), PG_DENY);
+	assert_string_equal(pg_policy_rule(d, 80)->path, "w39");
+	pg_policy_free(d);
+}
+
+/* The root's way: a policy borrowing another's rules, extended in place,
+ * rebased and compiled once, judges as the copying pg_policy_for_root. */
+static void test_extend_rebase_compile(void **state)
+{
+	pg_policy *p = policy_of("read /\nwrite /ws\ndeny! /ws/.env\ndeny /**/*.key\n");
+	pg_policy *base = pg_policy_dup_rules(p), *e, *r;
+	const char *names[] = { "", "src", ".env", ".ENV/x", "a/b.key", "b" };
+	char a[128], b[128];
+
+	(void)state;
+	assert_non_null(base);
+	pg_policy_free(p);
+	/* Uncompiled, it denies everything (the model would say read). */
+	assert_int_equal(pg_policy_judge(base, "/ws", 3, &(struct pg_judgement){ 0 }), PG_DENY);
+	e = pg_policy_extend(base);
+	r = pg_policy_dup(base);
+	assert_non_null(e);
+	assert_non_null(r);
+	assert_int_equal(pg_policy_add(e, PG_WRITE, "/ws/b"), 0);
+	assert_int_equal(pg_policy_add(r, PG_WRITE, "/ws/b"), 0);
+	assert_int_equal(pg_policy_rebase(e, "/ws"), 0);
+	assert_int_equal(pg_policy_rebase(r, "/ws"), 0);
+	assert_int_equal(pg_policy_compile(e), 0);
+	assert_int_equal(pg_policy_rule_count(e), pg_policy_rule_count(r));
+	assert_ptr_equal(pg_policy_rule(e, 1), pg_policy_rule(base, 1));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_int_equal(access_of(e, names[i]), access_of(r, names[i]));
+	for (size_t i = 0; i < pg_policy_rule_count(e); i++) {
+		pg_rule_render(pg_policy_rule(e, i), a, sizeof(a));
+		pg_rule_render(pg_policy_rule(r, i), b, sizeof(b));
+		assert_string_equal(a, b);
+	}
+	pg_policy_free(e);
+	pg_policy_free(r);
+	pg_policy_free(base);
+}
+
 static void test_for_root_rebases_host_rules(void **state)
 {
 	pg_policy *p = policy_of("read /\nwrite /ws\ndeny! /ws/.env\nread /ws/docs/\n"
@@ -1052,6 +1115,8 @@ int main(void)
 		cmocka_unit_test(test_pins_of_globs),
 		cmocka_unit_test(test_seed_004_layout),
 		cmocka_unit_test(test_dup_is_deep),
+		cmocka_unit_test(test_dup_grows_after_compile),
+		cmocka_unit_test(test_extend_rebase_compile),
 		cmocka_unit_test(test_for_root_rebases_host_rules),
 		cmocka_unit_test(test_final_rule_above_the_root_caps_it),
 		cmocka_unit_test(test_default_policy),

@@ -519,6 +519,13 @@ static const struct esc_case fixed[] = {
 	/* A host rule spelled through a symlinked host path. */
 	C("host-rule-through-symlink", "l ../alias @BASE@\nf hostsecret S\n",
 	  "write .\ndeny @BASE@/alias/root/hostsecret\n", 0, NULL, OP_OPEN, "hostsecret", NULL, R, DEN),
+	/* ... and through a symlink that is the rule's last component (the
+	 * root resolves a rule's parent once for its neighbours, and must
+	 * still follow the entry itself). */
+	C("host-rule-is-symlink", "l ../hs @BASE@/root/hostsecret\nf hostsecret S\n",
+	  "write .\ndeny @BASE@/hs\n", 0, NULL, OP_OPEN, "hostsecret", NULL, R, DEN),
+	C("host-rule-beside-symlink", "l ../hs @BASE@/root/hostsecret\nf hostsecret S\n",
+	  "write .\ndeny @BASE@/nothing\ndeny @BASE@/hs\n", 0, NULL, OP_OPEN, "hostsecret", NULL, R, DEN),
 	/* Inside a denied region, existence does not show (issue 11.6). */
 	C("deny-mkdir-all-existing-dir", "d secret/X\n", NULL, 0, NULL, OP_MKDIR_ALL, "secret/X", NULL, 0, DEN),
 	C("deny-mkdir-all-absent-dir",   NULL, NULL, 0, NULL, OP_MKDIR_ALL, "secret/Y", NULL, 0, DEN),

@@ -59,14 +59,27 @@ static void compare(const pg_policy *p, const char *name, size_t len)
 		     model_pinned(p, n));
 }
 
+/* The name and each ancestor, as the resolver asks while it walks. */
+static void compare_walk(const pg_policy *p, const struct pg_path *name)
+{
+	size_t i;
+
+	compare(p, name->buf, name->len);
+	for (i = name->len; i-- > 0;)
+		if (name->buf[i] == '/')
+			compare(p, name->buf, i ? i : (name->absolute ? 1 : 0));
+	if (!name->absolute)
+		compare(p, "", 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct pg_path name;
 	const char *s = (const char *)data, *end = s + size;
 	char line[PG_PATH_MAX + 1];
-	pg_policy *p;
+	pg_policy *p, *base = NULL, *bulk = NULL;
 	unsigned rules = 0;
-	size_t i, len;
+	size_t len;
 
 	if (size > 4096)
 		return 0;
@@ -110,14 +123,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		name.buf[0] = '/';
 		name.len++;
 	}
-	/* The name and each ancestor, as the resolver asks while it walks. */
-	compare(p, name.buf, name.len);
-	for (i = name.len; i-- > 0;)
-		if (name.buf[i] == '/')
-			compare(p, name.buf, i ? i : (name.absolute ? 1 : 0));
-	if (!name.absolute)
-		compare(p, "", 0);
+	compare_walk(p, &name);
+	/* And the policy built as a root builds its own: borrowing the rules
+	 * of an uncompiled copy, compiled once, its arrays cut to size. */
+	base = pg_policy_dup_rules(p);
+	bulk = base ? pg_policy_extend(base) : NULL;
+	if (!bulk || pg_policy_compile(bulk) < 0)
+		abort();
+	compare_walk(bulk, &name);
 out:
+	pg_policy_free(bulk);
+	pg_policy_free(base);
 	pg_policy_free(p);
 	return 0;
 }

@@ -37,7 +37,7 @@ static void check_rule(const struct pg_rule *r, size_t i)
 	size_t len = strlen(r->path);
 
 	if (r->index != i || r->line == 0 || !r->file)
-		FAIL("rule %zu: index %zu line %u", i, r->index, r->line);
+		FAIL("rule %zu: index %zu line %u", i, (size_t)r->index, r->line);
 	if (r->access > PG_WRITE || (r->final && r->access == PG_WRITE))
 		FAIL("rule %zu: access %d final %d", i, r->access, r->final);
 	if (r->absolute != (r->path[0] == '/'))
