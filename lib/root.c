@@ -309,9 +309,122 @@ static int keep_derived(pg_root *root, pg_policy *policy)
 	return rc;
 }
 
+/* The directories a refresh has looked at, and whether a rule's name can
+ * lie in them: a rule whose parent directory is missing (or not a
+ * directory) names nothing on disk, so it is not probed.  A policy of a
+ * million rules under a few missing directories then costs a few probes,
+ * not a million. */
+struct dir_memo {
+	char  **keys;
+	bool   *usable;
+	size_t  cap, n;
+};
+
+static size_t memo_hash(const char *s, size_t len)
+{
+	size_t h = 1469598103934665603ull;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of KEY (LEN bytes): its entry, or the empty slot it would take. */
+static size_t memo_slot(const struct dir_memo *m, const char *key, size_t len)
+{
+	size_t i = memo_hash(key, len) & (m->cap - 1);
+
+	while (m->keys[i] && (strncmp(m->keys[i], key, len) != 0 || m->keys[i][len]))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int memo_grow(struct dir_memo *m)
+{
+	struct dir_memo big = { .cap = m->cap ? m->cap * 2 : 256 };
+
+	big.keys = calloc(big.cap, sizeof(*big.keys));
+	big.usable = calloc(big.cap, sizeof(*big.usable));
+	if (!big.keys || !big.usable) {
+		free(big.keys);
+		free(big.usable);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i]) {
+			size_t j = memo_slot(&big, m->keys[i], strlen(m->keys[i]));
+
+			big.keys[j] = m->keys[i];
+			big.usable[j] = m->usable[i];
+		}
+	big.n = m->n;
+	free(m->keys);
+	free(m->usable);
+	*m = big;
+	return 0;
+}
+
+static void memo_free(struct dir_memo *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->usable);
+}
+
+/* Can a name lie in directory PATH[0, LEN) of the workspace (resolved as
+ * a rule's name is, symlinks on the way followed)?  Asked of the parent
+ * first, so only the first missing directory of a branch is probed.  On
+ * no memory the answer is yes: the rule is probed as before. */
+static bool dir_usable(pg_root *root, struct dir_memo *m, const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+	struct pg_res res;
+	char *key;
+	bool usable;
+	size_t i;
+
+	if (len == 0)
+		return true;
+	if (m->cap) {
+		i = memo_slot(m, path, len);
+		if (m->keys[i])
+			return m->usable[i];
+	}
+	if (slash && !dir_usable(root, m, path, (size_t)(slash - path)))
+		return false;
+	if ((m->n + 1) * 3 > m->cap * 2 && memo_grow(m) < 0)
+		return true;
+	key = strndup(path, len);
+	if (!key)
+		return true;
+	if (probe(root, key, PG_RES_FOLLOW, &res) == 0) {
+		usable = res.exists && S_ISDIR(res.stx.stx_mode);
+		pg_res_release(&res);
+	} else {
+		usable = false;  /* outside the root, or unreadable: as the rule's own probe */
+		pg_refusal_clear();
+	}
+	i = memo_slot(m, key, len);
+	m->keys[i] = key;
+	m->usable[i] = usable;
+	m->n++;
+	return usable;
+}
+
+/* Can the rule's own name exist? */
+static bool may_exist(pg_root *root, struct dir_memo *m, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return !slash || dir_usable(root, m, path, (size_t)(slash - path));
+}
+
 static int derive(pg_root *root, struct derived *d)
 {
 	unsigned budget = PG_ID_SCAN_BUDGET;
+	struct dir_memo memo = { 0 };
+	int rc = -1;
 	size_t i, n;
 
 	d->policy = host_policy(root);
@@ -327,29 +440,33 @@ static int derive(pg_root *root, struct derived *d)
 		struct pg_res res;
 		bool link;
 
-		if (!is_literal_inside(r) || r->access != PG_DENY)
+		if (!is_literal_inside(r) || r->access != PG_DENY || !may_exist(root, &memo, r->path))
 			continue;
 		if (probe(root, r->path, 0, &res) < 0)
 			continue;
 		link = res.exists && S_ISLNK(res.stx.stx_mode);
 		pg_res_release(&res);
 		if (link && derive_symlink_target(root, d->policy, r->path) < 0)
-			return -1;
+			goto out;
 	}
 	n = pg_policy_rule_count(d->policy);
 	for (i = 0; i < n; i++) {
 		const struct pg_rule *r = pg_policy_rule(d->policy, i);
 
-		if (r->absolute || r->glob || !r->path[0] || r->access == PG_WRITE)
+		if (r->absolute || r->glob || !r->path[0] || r->access == PG_WRITE ||
+		    !may_exist(root, &memo, r->path))
 			continue;
 		if (record_identity(root, d, r->path, strlen(r->path), &budget) < 0)
-			return -1;
+			goto out;
 	}
 	/* Warm the compiled form before other threads judge with it. */
 	struct pg_judgement j;
 
 	pg_policy_judge(d->policy, "", 0, &j);
-	return 0;
+	rc = 0;
+out:
+	memo_free(&memo);
+	return rc;
 }
 
 static void derived_free(struct derived *d)

@@ -591,6 +591,15 @@ static const struct esc_case fixed[] = {
 	  OP_OPEN, "alias", NULL, W, OK),
 	C("hardlink-denied-gone",   "f k.pem P\nh alias k.pem\n", "write .\ndeny **/*.pem\n", 0,
 	  "r k.pem\n", OP_OPEN, "alias", NULL, R, OK),
+	/* A refresh probes a rule's name only when its parent directory can
+	 * hold it; a parent reached through a symlink can, and one made
+	 * after the root opened is looked at again by the next refresh. */
+	C("deny-through-symlinked-parent", "d real\nf real/k K\nl alias real\n", "write .\ndeny alias/k\n", 0, NULL,
+	  OP_OPEN, "real/k", NULL, R, DEN),
+	C("deny-parent-made-later", NULL, "write .\ndeny later/k\n", 0,
+	  "d real2\nf real2/k K\nl later real2\n#refresh\n", OP_OPEN, "real2/k", NULL, R, DEN),
+	C("deny-parent-is-file",    "f plainfile P\n", "write .\ndeny plainfile/k\n", 0, NULL,
+	  OP_OPEN, "plainfile", NULL, R, OK),
 	/* '?' in a deny glob stands for what one character folds to. */
 	C("glob-qmark-ff-ligature", "f key.p\xef\xac\x80m K\n", "write .\ndeny **/*.p?m\n", 0, NULL,
 	  OP_OPEN, "key.p\xef\xac\x80m", NULL, R, DEN),
