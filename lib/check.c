@@ -100,7 +100,9 @@ static int finish_fast(pg_root *root, const char *path, const char *name, size_t
 		       &stx) < 0)
 		return -1;
 	if (!S_ISDIR(stx.stx_mode) && pg_judge_needs_identity(root, op) &&
-	    pg_resolve_identity_locked(root, pg_object_of_statx(&stx), op, path) < 0)
+	    pg_resolve_identity_locked(root, known ? pg_object_of_statx(&stx) :
+				       pg_object_at(pg_object_of_statx(&stx), fd, "", AT_EMPTY_PATH),
+				       op, path) < 0)
 		return -1;
 	if (op == PG_OP_DELETE)
 		return judge_delete(root, path, name, len, &stx, is_root);

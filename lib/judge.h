@@ -62,18 +62,34 @@ struct pg_object {
 	ino_t           ino;
 	nlink_t         nlink;
 	struct timespec ctime;
+	/* Where to statx the object again, after its other names were
+	 * searched for (at_name NULL: nowhere; see pg_object_at). */
+	int             at_fd;
+	const char     *at_name;
+	int             at_flags;
 };
 
 static inline struct pg_object pg_object_of_stat(const struct stat *st)
 {
-	return (struct pg_object){ st->st_dev, st->st_ino, st->st_nlink, st->st_ctim };
+	return (struct pg_object){ st->st_dev, st->st_ino, st->st_nlink, st->st_ctim,
+				   -1, NULL, 0 };
 }
 
 static inline struct pg_object pg_object_of_statx(const struct statx *stx)
 {
 	return (struct pg_object){
 		makedev(stx->stx_dev_major, stx->stx_dev_minor), stx->stx_ino, stx->stx_nlink,
-		{ stx->stx_ctime.tv_sec, stx->stx_ctime.tv_nsec } };
+		{ stx->stx_ctime.tv_sec, stx->stx_ctime.tv_nsec }, -1, NULL, 0 };
+}
+
+/* OBJ, which can be looked at again as statx(FD, NAME, FLAGS) would. */
+static inline struct pg_object pg_object_at(struct pg_object obj, int fd, const char *name,
+					    int flags)
+{
+	obj.at_fd = fd;
+	obj.at_name = name;
+	obj.at_flags = flags;
+	return obj;
 }
 
 /* pg_judge_identity_locked's third answer. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,18 +58,41 @@ struct search {
 	size_t          names_len, names_cap;
 	struct settled *settled;   /* sorted by (ino, dev) */
 	size_t          nsettled, capsettled;
+	/* The object the search was made for, as the search met it. */
+	bool            target_seen;
+	nlink_t         target_nlink;
+	struct timespec target_ctime;
+};
+
+/* Where a search starts and by which policy it judges names: the root's
+ * own, or for a sub-root (pg_root_open_at) its top root's, so that a link
+ * outside the sub-root is found and judged as the top root judges it. */
+struct view {
+	int             fd;        /* O_PATH directory, owned when a top root's */
+	const pg_policy *policy;
+	pg_policy      *own_policy;/* the top root's policy, copied; else NULL */
+	uint64_t        mnt_id;
+	dev_t           dev;
+	bool            any_mount;
+	bool            refuses_read, refuses_write;
 };
 
 struct pg_link_map {
 	pthread_mutex_t lock;      /* held only to read or swap LAST */
+	struct view     top;       /* a sub-root's top root (top.own_policy set) */
 	struct search  *last;      /* the latest search published, or NULL */
-	unsigned        scans;
+	atomic_uint     scans;     /* searches made, kept or not */
+	/* Directory moves through this root: in progress, and done. */
+	atomic_uint     moving;
+	atomic_uint     moved;
 };
 
 struct scan {
 	struct search      *se;
+	const struct pg_object *target;
 	const pg_policy    *policy;
 	uint64_t            mnt_id;
+	dev_t               dev;       /* the root's filesystem */
 	bool                any_mount;
 	unsigned            budget;
 	char                name[PATH_MAX + PG_NAME_MAX + 2];
@@ -99,6 +123,10 @@ void pg_link_map_free(struct pg_link_map *map)
 		return;
 	pthread_mutex_destroy(&map->lock);
 	search_free(map->last);
+	if (map->top.own_policy) {
+		close(map->top.fd);
+		pg_policy_free(map->top.own_policy);
+	}
 	free(map);
 }
 
@@ -113,7 +141,7 @@ void pg_link_map_reset(struct pg_link_map *map)
 
 unsigned pg_link_map_scans(const pg_root *root)
 {
-	return root->links ? root->links->scans : 0;
+	return root->links ? atomic_load(&root->links->scans) : 0;
 }
 
 /* ------------------------------------------------------------ the scan */
@@ -206,7 +234,13 @@ static int look_at_file(struct scan *sc, int dirfd, const char *entry, size_t le
 
 	if (statx(dirfd, entry, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_TYPE | STATX_INO | STATX_NLINK | STATX_CTIME, &stx) < 0)
-		return 0;  /* gone since readdir: it has no name to fear */
+		return 0;  /* gone since readdir: its new name, if any, moved its ctime */
+	if (stx.stx_ino == sc->target->ino &&
+	    makedev(stx.stx_dev_major, stx.stx_dev_minor) == sc->target->dev) {
+		sc->se->target_seen = true;
+		sc->se->target_nlink = stx.stx_nlink;
+		sc->se->target_ctime = (struct timespec){ stx.stx_ctime.tv_sec, stx.stx_ctime.tv_nsec };
+	}
 	if (S_ISDIR(stx.stx_mode) || S_ISLNK(stx.stx_mode) || stx.stx_nlink <= 1)
 		return 0;
 	if (!before((struct timespec){ stx.stx_ctime.tv_sec, stx.stx_ctime.tv_nsec },
@@ -232,10 +266,14 @@ static int descend(struct scan *sc, int dirfd, const char *entry, size_t len, un
 	fd = openat(dirfd, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;  /* not a directory after all, or not ours to list */
+	/* Another mount of the root's own filesystem (a bind mount inside the
+	 * workspace) may hold other links of its files: searched too. */
 	if (!sc->any_mount &&
-	    (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 || stx.stx_mnt_id != sc->mnt_id)) {
+	    (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+	     (stx.stx_mnt_id != sc->mnt_id &&
+	      makedev(stx.stx_dev_major, stx.stx_dev_minor) != sc->dev))) {
 		close(fd);
-		return 0;  /* another mount: no link crosses into it */
+		return 0;  /* another filesystem: no link crosses into it */
 	}
 	return scan_dir(sc, fd, len, depth + 1);
 }
@@ -309,9 +347,59 @@ static int cmp_settled(const void *a, const void *b)
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-/* Search the workspace: a new search, or NULL (no memory). */
-static struct search *search_workspace(pg_root *root)
+/* Search the workspace for the other names of TARGET: a new search, or
+ * NULL (no memory). */
+static struct view view_of(const pg_root *root)
 {
+	if (root->links && root->links->top.own_policy)
+		return root->links->top;
+	return (struct view){ root->fd, root->policy, NULL, root->mnt_id, root->dev,
+			      root->flags & PG_ROOT_XDEV, false, false };
+}
+
+int pg_link_map_adopt_top(pg_root *sub, pg_root *parent)
+{
+	struct view top;
+	int err;
+
+	if (!sub->links)
+		return 0;
+	pthread_rwlock_rdlock(&parent->lock);
+	top = view_of(parent);
+	top.refuses_read = parent->has_deny_ids ||
+			   (parent->links && parent->links->top.refuses_read);
+	top.refuses_write = parent->has_read_ids || top.refuses_read ||
+			    (parent->links && parent->links->top.refuses_write);
+	top.own_policy = pg_policy_dup(top.policy);
+	top.fd = top.own_policy ? fcntl(top.fd, F_DUPFD_CLOEXEC, 0) : -1;
+	err = errno;
+	pthread_rwlock_unlock(&parent->lock);
+	if (top.fd < 0) {
+		pg_policy_free(top.own_policy);
+		errno = err;
+		return -1;
+	}
+	top.policy = top.own_policy;
+	pthread_rwlock_wrlock(&sub->lock);
+	sub->links->top = top;
+	sub->has_deny_ids = sub->has_deny_ids || top.refuses_read;
+	sub->has_read_ids = sub->has_read_ids || top.refuses_write;
+	pthread_rwlock_unlock(&sub->lock);
+	return 0;
+}
+
+bool pg_link_map_top_refuses(const pg_root *root, enum pg_op op)
+{
+	const struct pg_link_map *map = root->links;
+
+	if (!map || !map->top.own_policy)
+		return false;
+	return op == PG_OP_READ ? map->top.refuses_read : map->top.refuses_write;
+}
+
+static struct search *search_workspace(pg_root *root, const struct pg_object *target)
+{
+	struct view v = view_of(root);
 	struct search *se = calloc(1, sizeof(*se));
 	struct scan *sc = malloc(sizeof(*sc));
 	int fd, rc;
@@ -325,10 +413,10 @@ static struct search *search_workspace(pg_root *root)
 	se->began = se->started;
 	se->began.tv_sec -= CLOCK_MARGIN_SEC;
 	se->complete = true;
-	*sc = (struct scan){ .se = se, .policy = root->policy, .mnt_id = root->mnt_id,
-			     .any_mount = root->flags & PG_ROOT_XDEV,
+	*sc = (struct scan){ .se = se, .target = target, .policy = v.policy,
+			     .mnt_id = v.mnt_id, .dev = v.dev, .any_mount = v.any_mount,
 			     .budget = PG_LINK_SCAN_BUDGET };
-	fd = openat(root->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(v.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	rc = fd < 0 ? (se->complete = false, 0) : scan_dir(sc, fd, 0, 0);
 	free(sc);
 	if (rc < 0) {
@@ -409,23 +497,94 @@ static enum pg_access verdict(const struct search *se, const struct pg_object *o
 	return e->access;
 }
 
-/* Search, judge OBJ by the new search, publish it. */
-static int search_and_judge(pg_root *root, const struct pg_object *obj, enum pg_access *access,
-			    char *name, size_t size, bool *complete)
+void pg_link_map_moving(pg_root *root)
 {
-	struct pg_link_map *map = root->links;
-	struct search *fresh = search_workspace(root), *old;
+	if (root->links)
+		atomic_fetch_add(&root->links->moving, 1);
+}
 
-	if (!fresh)
-		return -1;
-	*access = verdict(fresh, obj, name, size, complete);
+void pg_link_map_moved(pg_root *root)
+{
+	if (root->links) {
+		atomic_fetch_add(&root->links->moved, 1);
+		atomic_fetch_sub(&root->links->moving, 1);
+	}
+}
+
+/* How far a search may be trusted for OBJ. */
+enum steadiness {
+	STEADY,   /* OBJ and the workspace's directories kept still throughout */
+	UNSURE,   /* nothing seen moving, but OBJ was not met, or changed in
+		   * the clock tick the search began in */
+	MOVED,    /* OBJ's links or a directory moved meanwhile: search again */
+};
+
+static enum steadiness object_steady(const struct pg_object *obj, const struct search *se)
+{
+	struct statx stx;
+
+	if (obj->at_name) {
+		if (statx(obj->at_fd, obj->at_name, obj->at_flags,
+			  STATX_INO | STATX_NLINK | STATX_CTIME, &stx) < 0 ||
+		    stx.stx_ino != obj->ino ||
+		    makedev(stx.stx_dev_major, stx.stx_dev_minor) != obj->dev ||
+		    stx.stx_nlink != obj->nlink ||
+		    !same_time((struct timespec){ stx.stx_ctime.tv_sec, stx.stx_ctime.tv_nsec },
+			       obj->ctime))
+			return MOVED;
+	}
+	if (se->target_seen &&
+	    (se->target_nlink != obj->nlink || !same_time(se->target_ctime, obj->ctime)))
+		return MOVED;
+	if (!se->target_seen || !before(obj->ctime, se->started))
+		return UNSURE;
+	return STEADY;
+}
+
+static void publish(struct pg_link_map *map, struct search *fresh)
+{
+	struct search *old;
+
 	pthread_mutex_lock(&map->lock);
 	old = map->last;
 	map->last = fresh;
-	map->scans++;
 	pthread_mutex_unlock(&map->lock);
 	search_free(old);
-	return 0;
+}
+
+#define SEARCH_TRIES 3
+
+/* Search until a search held still for OBJ (SEARCH_TRIES at most), judge
+ * OBJ by it, publish it.  0; -1 with the refusal recorded. */
+static int search_and_judge(pg_root *root, const struct pg_object *obj, const char *display,
+			    enum pg_access *access, char *name, size_t size, bool *complete)
+{
+	struct pg_link_map *map = root->links;
+
+	for (int attempt = 1;; attempt++) {
+		unsigned moved = atomic_load(&map->moved);
+		bool moving = atomic_load(&map->moving) != 0;
+		struct search *fresh = search_workspace(root, obj);
+		enum steadiness how;
+
+		atomic_fetch_add(&map->scans, 1);
+		if (!fresh)
+			return pg_refuse(PG_R_EXHAUSTED, ENOMEM, display,
+					 "no memory to search for the file's other links");
+		how = moving || atomic_load(&map->moving) != 0 || atomic_load(&map->moved) != moved ?
+		      MOVED : object_steady(obj, fresh);
+		if (how == STEADY || (how == UNSURE && attempt == SEARCH_TRIES)) {
+			*access = verdict(fresh, obj, name, size, complete);
+			publish(map, fresh);
+			return 0;
+		}
+		search_free(fresh);
+		if (attempt == SEARCH_TRIES)
+			return pg_refuse(PG_R_DENIED, 0, display,
+					 "another link to the same file may be refused: its links or "
+					 "the directories holding them kept moving while they were "
+					 "searched for");
+	}
 }
 
 int pg_link_map_judge(pg_root *root, const struct pg_object *obj, enum pg_op op,
@@ -444,9 +603,9 @@ int pg_link_map_judge(pg_root *root, const struct pg_object *obj, enum pg_op op,
 		known = true;
 	}
 	pthread_mutex_unlock(&map->lock);
-	if (!known && search_and_judge(root, obj, &access, name, sizeof(name), &complete) < 0)
-		return pg_refuse(PG_R_EXHAUSTED, ENOMEM, display,
-				 "no memory to search for the file's other links");
+	if (!known && search_and_judge(root, obj, display, &access, name, sizeof(name),
+				       &complete) < 0)
+		return -1;
 	if (access < needed_access(op))
 		return refuse_other_link(access, name, display);
 	if (!complete)

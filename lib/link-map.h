@@ -39,7 +39,22 @@ void pg_link_map_reset(struct pg_link_map *map);
 int pg_link_map_judge(pg_root *root, const struct pg_object *obj, enum pg_op op,
 		      const char *display);
 
-/* How many scans ran (for tests and benchmarks). */
+/* A directory of the workspace is about to move, and has moved (or the
+ * move failed): a search that overlaps such a move may have missed the
+ * names moved and is made again. */
+void pg_link_map_moving(pg_root *root);
+void pg_link_map_moved(pg_root *root);
+
+/* SUB was opened at a directory of PARENT (pg_root_open_at): its
+ * searches start at PARENT's top root and judge names by that root's
+ * policy (copied now), and identities are checked wherever PARENT checks
+ * them.  0, or -1 (no memory, or no descriptor). */
+int pg_link_map_adopt_top(pg_root *sub, pg_root *parent);
+
+/* Does the top root a sub-root adopted make OP judge identities? */
+bool pg_link_map_top_refuses(const pg_root *root, enum pg_op op);
+
+/* How many searches ran (for tests and benchmarks). */
 unsigned pg_link_map_scans(const pg_root *root);
 
 #endif

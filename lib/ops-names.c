@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "judge.h"
+#include "link-map.h"
 #include "ops.h"
 #include "path.h"
 #include "refusal.h"
@@ -67,6 +68,7 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 			 const char *to, const struct pg_path *lto, unsigned flags)
 {
 	struct pg_res src, dst;
+	bool moves_dir;
 	int rc = -1;
 
 	if (pg_resolve_locked(root, from, lfrom, PG_OP_DELETE, PG_RES_EXIST, &src) < 0)
@@ -76,6 +78,12 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 		pg_res_release(&src);
 		return -1;
 	}
+	/* A directory that moves takes its names along without changing the
+	 * ctime of the files in it: a search for other links running now
+	 * must know (link-map.h). */
+	moves_dir = S_ISDIR(src.stx.stx_mode) || (dst.exists && S_ISDIR(dst.stx.stx_mode));
+	if (moves_dir)
+		pg_link_map_moving(root);
 	if (pg_ops_ends_in_dot(from) || pg_ops_ends_in_dot(to))
 		errno = EBUSY;   /* as rename(2): "dir/." names no entry to move */
 	else if (lto->trailing_slash && !S_ISDIR(src.stx.stx_mode))
@@ -97,6 +105,8 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 			rc = -1;
 		}
 	}
+	if (moves_dir)
+		pg_link_map_moved(root);
 	pg_res_release(&src);
 	pg_res_release(&dst);
 	return rc;

@@ -80,7 +80,8 @@ int pg_check_identity_fd(pg_root *root, int fd, enum pg_op op, const char *displ
 		return fd;
 	if (fstat(fd, &st) < 0 ||
 	    (!S_ISDIR(st.st_mode) &&
-	     pg_resolve_identity_locked(root, pg_object_of_stat(&st), op, display) < 0)) {
+	     pg_resolve_identity_locked(root, pg_object_at(pg_object_of_stat(&st), fd, "",
+							    AT_EMPTY_PATH), op, display) < 0)) {
 		int err = errno;
 
 		close(fd);

@@ -131,7 +131,9 @@ static int remove_file(struct rm *rm, int dfd, const char *ename, size_t len,
 		       const struct statx *x)
 {
 	if (pg_judge_needs_identity(rm->root, PG_OP_DELETE) &&
-	    pg_resolve_identity_locked(rm->root, pg_object_of_statx(x), PG_OP_DELETE, rm->name) < 0)
+	    pg_resolve_identity_locked(rm->root, pg_object_at(pg_object_of_statx(x), dfd, ename,
+								 AT_SYMLINK_NOFOLLOW),
+				       PG_OP_DELETE, rm->name) < 0)
 		return -1;
 	if (rm->dry || unlinkat(dfd, ename, 0) == 0 || errno == ENOENT)
 		return 0;

@@ -128,7 +128,9 @@ static int judge_result(pg_root *root, const char *raw, const struct pg_path *le
 		 * hands an ENOTDIR to the walk when identities are checked). */
 		if (res->exists && !S_ISDIR(res->stx.stx_mode) &&
 		    pg_judge_needs_identity(root, op) &&
-		    pg_resolve_identity_locked(root, pg_object_of_statx(&res->stx), op, raw) < 0)
+		    pg_resolve_identity_locked(root, pg_object_at(pg_object_of_statx(&res->stx), res->dirfd,
+							       pg_res_name(res), AT_SYMLINK_NOFOLLOW),
+				       op, raw) < 0)
 			return -1;
 	}
 	if (res->exists && want_dir && !S_ISDIR(res->stx.stx_mode) &&

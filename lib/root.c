@@ -512,8 +512,10 @@ int pg_root_refresh(pg_root *root)
 		return -1;
 	}
 	pg_ids_seal(d.ids, &has_deny, &has_read);
-	has_deny = has_deny || may_refuse(d.policy, PG_DENY);
-	has_read = has_read || may_refuse(d.policy, PG_READ);
+	has_deny = has_deny || may_refuse(d.policy, PG_DENY) ||
+		   pg_link_map_top_refuses(root, PG_OP_READ);
+	has_read = has_read || may_refuse(d.policy, PG_READ) ||
+		   pg_link_map_top_refuses(root, PG_OP_WRITE);
 	pthread_rwlock_wrlock(&root->lock);
 	pg_link_map_reset(root->links);
 	old_policy = root->policy;

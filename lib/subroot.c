@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "glob.h"
+#include "link-map.h"
 #include "ops.h"
 #include "path.h"
 #include "policy.h"
@@ -236,6 +237,11 @@ pg_root *pg_root_open_at(pg_root *root, const char *path, unsigned flags)
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	sub = pg_root_open(proc, policy, flags);
 	err = errno;
+	if (sub && pg_link_map_adopt_top(sub, root) < 0) {
+		err = errno;
+		pg_root_close(sub);
+		sub = NULL;
+	}
 	if (sub)
 		pg_root_set_write_limit(sub, pg_root_write_limit(root));
 	close(fd);

@@ -17,6 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mount.h>
+
 #include <cmocka.h>
 
 #include "link-map.h"
@@ -55,17 +59,22 @@ static const char *at_path(const char *dir, const char *rel)
 	return p;
 }
 
-static pg_root *open_root(const char *ws)
+static pg_root *open_root_with(const char *ws, const char *text)
 {
 	pg_policy *pol = pg_policy_new();
 	pg_root *root;
 
 	assert_non_null(pol);
-	assert_int_equal(pg_policy_parse(pol, policy_text, strlen(policy_text)), 0);
+	assert_int_equal(pg_policy_parse(pol, text, strlen(text)), 0);
 	root = pg_root_open(ws, pol, g_flags);
 	pg_policy_free(pol);
 	assert_non_null(root);
 	return root;
+}
+
+static pg_root *open_root(const char *ws)
+{
+	return open_root_with(ws, policy_text);
 }
 
 static int setup(void **state)
@@ -220,6 +229,188 @@ static void test_too_deep_refuses(void **state)
 	free(rel);
 }
 
+/* A file a literal read rule names is allowed a read by that rule; a
+ * denied name linked to it later still refuses the read. */
+static void test_literal_rule_file_still_searched(void **state)
+{
+	struct fx *f = *state;
+
+	tu_build(f->ws, "d docs\n");
+	tu_write(f->ws, "docs/a", "A");
+	hard_link(f->ws, "docs/a", "alias");
+	f->root = open_root_with(f->ws, "write .\nread docs/a\ndeny **/*.pem\n");
+	assert_int_equal(try_open(f->root, "alias", O_RDONLY), 0);
+	hard_link(f->ws, "docs/a", "key.pem");
+	assert_int_equal(try_open(f->root, "alias", O_RDONLY), -1);
+	assert_int_equal(try_open(f->root, "docs/a", O_RDONLY), -1);
+	assert_int_equal(pg_root_refresh(f->root), 0);
+	assert_int_equal(try_open(f->root, "alias", O_RDONLY), -1);
+}
+
+/* A sub-root judges another link outside it as its top root does. */
+static void test_subroot_sees_links_outside(void **state)
+{
+	struct fx *f = *state;
+	pg_root *sub;
+	char *text;
+
+	tu_build(f->ws, "d sub\n");
+	tu_write(f->ws, ".env", "SECRET");
+	hard_link(f->ws, ".env", "sub/before");
+	f->root = open_root(f->ws);
+	sub = pg_root_open_at(f->root, "sub", g_flags);
+	assert_non_null(sub);
+	assert_int_equal(try_open(sub, "before", O_RDONLY), -1);
+	assert_string_equal(pg_last_refusal()->name, "workspace.denied");
+	tu_write(f->ws, "top.pem", "KEY");
+	hard_link(f->ws, "top.pem", "sub/after");
+	assert_int_equal(try_open(sub, "after", O_WRONLY | O_TRUNC), -1);
+	text = tu_read(f->ws, "top.pem");
+	assert_string_equal(text, "KEY");
+	free(text);
+	pg_root_close(sub);
+}
+
+/* The program itself moves a directory holding a denied name between
+ * two allowed places while the first search runs: the search that may
+ * have missed the name is never kept, and every read is refused. */
+struct mover {
+	pg_root     *root;
+	volatile int stop;
+	volatile int moves;
+	volatile int err;     /* errno of a refused move */
+};
+
+static void *move_box(void *p)
+{
+	struct mover *m = p;
+	int at = 0;
+
+	while (!m->stop) {
+		if (pg_rename(m->root, at ? "b/box" : "a/box", at ? "a/box" : "b/box", 0) < 0) {
+			m->err = errno;
+			break;
+		}
+		at = !at;
+		m->moves++;
+	}
+	return NULL;
+}
+
+static void test_directory_moved_during_search(void **state)
+{
+	struct fx *f = *state;
+	char buf[64], name[64];
+
+	tu_build(f->ws, "d a\nd b\nd a/box\nd many\n");
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "many/f%d", i);
+		tu_write(f->ws, name, "x");
+	}
+	tu_write(f->ws, "a/box/k.pem", "PRIVATE");
+	hard_link(f->ws, "a/box/k.pem", "ok");
+	/* Old enough that a search which saw it is trusted afterwards. */
+	usleep(3300 * 1000);
+	for (int round = 0; round < 20; round++) {
+		struct mover m = { 0 };
+		pthread_t t;
+		ssize_t first, later;
+
+		/* The box starts in a/ each round. */
+		rename(at_path(f->ws, "b/box"), at_path(f->ws, "a/box"));
+		f->root = open_root_with(f->ws, "write .\ndeny **/*.pem\n");
+		m.root = f->root;
+		assert_int_equal(pthread_create(&t, NULL, move_box, &m), 0);
+		while (m.moves < 2 && !m.err)
+			sched_yield();
+		if (m.err)
+			fail_msg("pg_rename refused: %s (%s)", strerror(m.err),
+				 pg_last_refusal()->rule ? pg_last_refusal()->rule : "");
+		first = pg_read_file(f->root, "ok", buf, sizeof(buf));
+		m.stop = 1;
+		pthread_join(t, NULL);
+		later = pg_read_file(f->root, "ok", buf, sizeof(buf));
+		assert_true(first < 0);
+		assert_true(later < 0);
+		pg_root_close(f->root);
+		f->root = NULL;
+	}
+}
+
+/* Another process keeps renaming the denied name between directories
+ * (the file's ctime moves each time): no read of the other link gets
+ * through while it runs. */
+struct outsider {
+	const char  *ws;
+	volatile int stop;
+	volatile int moves;
+};
+
+static void *rename_outside(void *p)
+{
+	struct outsider *m = p;
+	char a[8192], b[8192];
+
+	snprintf(a, sizeof(a), "%s/x/k.pem", m->ws);
+	snprintf(b, sizeof(b), "%s/y/k.pem", m->ws);
+	while (!m->stop) {
+		if (rename(a, b) == 0 && rename(b, a) == 0)
+			m->moves++;
+	}
+	return NULL;
+}
+
+static void test_links_moving_outside(void **state)
+{
+	struct fx *f = *state;
+	struct outsider m = { .ws = f->ws };
+	char buf[64], name[64];
+	pthread_t t;
+	int reads = 0;
+
+	tu_build(f->ws, "d x\nd y\nd many\n");
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "many/f%d", i);
+		tu_write(f->ws, name, "x");
+	}
+	tu_write(f->ws, "x/k.pem", "PRIVATE");
+	hard_link(f->ws, "x/k.pem", "plain");
+	f->root = open_root_with(f->ws, "write .\ndeny **/*.pem\n");
+	assert_int_equal(pthread_create(&t, NULL, rename_outside, &m), 0);
+	for (; reads < 400; reads++)
+		if (pg_read_file(f->root, "plain", buf, sizeof(buf)) >= 0)
+			break;
+	m.stop = 1;
+	pthread_join(t, NULL);
+	assert_int_equal(reads, 400);
+}
+
+/* A bind mount of the root's own filesystem inside the workspace may
+ * hold another link of a file: it is searched too (as root only). */
+static void test_bind_mount_of_same_filesystem(void **state)
+{
+	struct fx *f = *state;
+	char *outer = join(f->base, "outer"), *m = join(f->ws, "m");
+
+	assert_int_equal(mkdir(outer, 0755), 0);
+	assert_int_equal(mkdir(m, 0755), 0);
+	tu_write(outer, "key.pem", "KEY");
+	hard_link(f->base, "outer/key.pem", "ws/alias");
+	if (geteuid() != 0 || mount(outer, m, NULL, MS_BIND, NULL) < 0) {
+		free(outer);
+		free(m);
+		skip();
+	}
+	f->root = open_root(f->ws);
+	assert_int_equal(try_open(f->root, "alias", O_RDONLY), -1);
+	assert_string_equal(pg_last_refusal()->name, "workspace.denied");
+	pg_root_close(f->root);
+	f->root = NULL;
+	umount2(m, MNT_DETACH);
+	free(outer);
+	free(m);
+}
+
 static int with_openat2(void **state)
 {
 	(void)state;
@@ -243,6 +434,11 @@ int main(void)
 		BOTH(test_linked_tree_one_search),
 		BOTH(test_changes_are_noticed),
 		BOTH(test_too_deep_refuses),
+		BOTH(test_literal_rule_file_still_searched),
+		BOTH(test_subroot_sees_links_outside),
+		BOTH(test_directory_moved_during_search),
+		BOTH(test_links_moving_outside),
+		BOTH(test_bind_mount_of_same_filesystem),
 	};
 	int failed = cmocka_run_group_tests_name("links, openat2", tests, with_openat2, NULL);
 
