@@ -5,7 +5,7 @@ lib_libpathgate_internal_la_SOURCES += \
 	lib/root.c lib/root.h \
 	lib/resolve.c lib/resolve-walk.c lib/resolve-walk.h lib/resolve.h \
 	lib/judge.c lib/judge.h lib/link-map.c lib/link-map.h \
-	lib/ops.c lib/ops-names.c lib/ops.h \
+	lib/ops.c lib/ops-names.c lib/ops-final.c lib/ops.h \
 	lib/atomic.c lib/atomic.h \
 	lib/check.c lib/check.h \
 	lib/batch.c lib/batch.h

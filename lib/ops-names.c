@@ -64,6 +64,36 @@ static int shared_parent(const char *from, const struct pg_path *lfrom,
 	return src->dirfd;
 }
 
+/* rename(2)'s own refusals, in its order: "." or ".." as a final name
+ * (EBUSY; EEXIST for a destination with NOREPLACE), an existing
+ * destination with NOREPLACE, an absent or non-directory one ending in
+ * '/' with EXCHANGE, a non-directory source (a symlink is one, whatever
+ * it points at) with a '/' on either name. */
+static bool rename_kernel_refuses(pg_root *root, const char *from, const struct pg_path *lfrom,
+				  const char *to, const struct pg_path *lto,
+				  const struct pg_res *src, const struct pg_res *dst, unsigned flags)
+{
+	bool dir_src = S_ISDIR(src->stx.stx_mode) && pg_ops_slash_type(root, from) != S_IFLNK;
+	bool dir_dst = dst->exists && S_ISDIR(dst->stx.stx_mode) && pg_ops_slash_type(root, to) != S_IFLNK;
+
+	if (pg_ops_ends_in_dot(from) || pg_ops_ends_in_dotdot(from))
+		errno = EBUSY;   /* "dir/." names no entry to move */
+	else if (pg_ops_ends_in_dot(to) || pg_ops_ends_in_dotdot(to))
+		errno = flags & RENAME_NOREPLACE ? EEXIST : EBUSY;
+	else if ((flags & RENAME_NOREPLACE) && dst->exists)
+		errno = EEXIST;
+	else if ((flags & RENAME_EXCHANGE) && !dst->exists)
+		errno = ENOENT;
+	else if ((flags & RENAME_EXCHANGE) && lto->trailing_slash && !dir_dst)
+		errno = ENOTDIR;
+	else if (!dir_src && (lfrom->trailing_slash ||
+			      (!(flags & RENAME_EXCHANGE) && lto->trailing_slash)))
+		errno = ENOTDIR;
+	else
+		return false;
+	return true;
+}
+
 static int rename_locked(pg_root *root, const char *from, const struct pg_path *lfrom,
 			 const char *to, const struct pg_path *lto, unsigned flags)
 {
@@ -71,11 +101,17 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 	bool moves_dir;
 	int rc = -1;
 
-	if (pg_resolve_locked(root, from, lfrom, PG_OP_DELETE, PG_RES_EXIST, &src) < 0)
+	if (pg_resolve_locked(root, from, lfrom, PG_OP_DELETE, PG_RES_EXIST, &src) < 0) {
+		if (!pg_last_refusal()->name && pg_ops_slash_type(root, from) == S_IFLNK)
+			errno = ENOTDIR;   /* "dangling/": the link, not what it lacks */
 		return -1;
+	}
 	if (pg_resolve_in_locked(root, to, lto, PG_OP_CREATE, 0, shared_parent(from, lfrom, &src, to),
 				 &dst) < 0) {
 		pg_res_release(&src);
+		/* "name/" where name exists but is no directory (or a loop). */
+		if (!pg_last_refusal()->name && pg_ops_slash_type(root, to))
+			errno = flags & RENAME_NOREPLACE ? EEXIST : ENOTDIR;
 		return -1;
 	}
 	/* A directory that moves takes its names along without changing the
@@ -84,10 +120,8 @@ static int rename_locked(pg_root *root, const char *from, const struct pg_path *
 	moves_dir = S_ISDIR(src.stx.stx_mode) || (dst.exists && S_ISDIR(dst.stx.stx_mode));
 	if (moves_dir)
 		pg_link_map_moving(root);
-	if (pg_ops_ends_in_dot(from) || pg_ops_ends_in_dot(to))
-		errno = EBUSY;   /* as rename(2): "dir/." names no entry to move */
-	else if (lto->trailing_slash && !S_ISDIR(src.stx.stx_mode))
-		errno = ENOTDIR;
+	if (rename_kernel_refuses(root, from, lfrom, to, lto, &src, &dst, flags))
+		;   /* errno set: the kernel's answer, in the kernel's order */
 	/* rename(2) replaces a symlink at the destination, never follows it
 	 * (the ln -sfn swap): only a trailing slash asks for what it leads to. */
 	else if ((!lto->trailing_slash || pg_ops_link_in_the_way(root, to, lto, &dst) == 0) &&
@@ -151,7 +185,7 @@ static int link_locked(pg_root *root, const char *from, const struct pg_path *lf
 	if (pg_resolve_in_locked(root, to, lto, PG_OP_CREATE, 0, shared_parent(from, lfrom, &src, to),
 				 &dst) < 0) {
 		pg_res_release(&src);
-		return -1;
+		return pg_ops_exists_anyway(root, to);
 	}
 	if (src.is_root || S_ISDIR(src.stx.stx_mode))
 		errno = EPERM;
@@ -209,7 +243,9 @@ int pg_symlink(pg_root *root, const char *target, const char *linkpath)
 	if (pg_ops_prepare(root, linkpath, &lex) < 0)
 		return -1;
 	pg_ops_lock(root);
-	if (pg_resolve_locked(root, linkpath, &lex, PG_OP_CREATE, 0, &res) == 0) {
+	if (pg_resolve_locked(root, linkpath, &lex, PG_OP_CREATE, 0, &res) < 0) {
+		pg_ops_exists_anyway(root, linkpath);
+	} else {
 		if (lex.trailing_slash && !res.exists)
 			errno = ENOENT;   /* as symlink(2) */
 		else if (pg_ops_link_in_the_way(root, linkpath, &lex, &res) < 0)

@@ -229,7 +229,19 @@ int pg_open_locked(pg_root *root, const char *path, const struct pg_path *lex,
 	if (pg_judge_locked(root, lex->buf, lex->len, op, path) < 0)
 		return -1;
 	if ((flags & O_CREAT) && lex->trailing_slash) {
-		errno = EISDIR; /* as the kernel answers: O_CREAT makes no directory */
+		/* As the kernel answers: O_CREAT makes no directory; "x/." and
+		 * "x/.." name what exists (O_EXCL: EEXIST), if x is a directory. */
+		int err = EISDIR, fd;
+
+		if (pg_ops_ends_in_dot(path) || pg_ops_ends_in_dotdot(path)) {
+			fd = pg_open_locked(root, path, lex, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+					    PG_OP_READ);
+			if (fd < 0)
+				return -1;
+			close(fd);
+			err = flags & O_EXCL ? EEXIST : EISDIR;
+		}
+		errno = err;
 		return -1;
 	}
 	if (root->openat2 && !(flags & O_CREAT) &&
@@ -456,30 +468,13 @@ bool pg_ops_pinned(pg_root *root, const struct pg_res *res)
 	       pg_policy_pinned(root->policy, res->real, res->real_len);
 }
 
-/* Creating a name that is a symlink is ambiguous (the name, or what it
- * points at?): following it must be allowed and reach something, else the
- * call is refused as open(O_CREAT) through it would be: denied, an escape,
- * or a dangling link.  Returns 0 to go on to the kernel's own answer. */
-int pg_ops_link_in_the_way(pg_root *root, const char *path, const struct pg_path *lex,
-				 const struct pg_res *res)
-{
-	struct pg_res target;
-
-	if (!res->exists || !S_ISLNK(res->stx.stx_mode))
-		return 0;
-	if (pg_resolve_locked(root, path, lex, PG_OP_CREATE, PG_RES_FOLLOW, &target) < 0)
-		return -1;
-	pg_res_release(&target);
-	return 0;
-}
-
 static int mkdir_locked(pg_root *root, const char *path, const struct pg_path *lex, mode_t mode)
 {
 	struct pg_res res;
 	int rc = -1;
 
 	if (pg_resolve_locked(root, path, lex, PG_OP_CREATE, 0, &res) < 0)
-		return -1;
+		return pg_ops_exists_anyway(root, path);
 	if (pg_ops_link_in_the_way(root, path, lex, &res) == 0) {
 		if (res.is_root || res.exists)
 			errno = EEXIST;
@@ -605,23 +600,18 @@ int pg_unlink(pg_root *root, const char *path)
 		return -1;
 	pg_ops_lock(root);
 	if (pg_resolve_locked(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
-		if (res.is_root || S_ISDIR(res.stx.stx_mode))
+		if (pg_ops_slash_type(root, path) == S_IFLNK)
+			errno = ENOTDIR;
+		else if (res.is_root || S_ISDIR(res.stx.stx_mode))
 			errno = EISDIR;
 		else
 			rc = unlinkat(res.dirfd, pg_res_name(&res), 0);
 		pg_res_release(&res);
+	} else if (!pg_last_refusal()->name && pg_ops_slash_type(root, path) == S_IFLNK) {
+		errno = ENOTDIR;   /* "dangling/": the link, not what it lacks */
 	}
 	pg_ops_unlock(root);
 	return rc;
-}
-
-bool pg_ops_ends_in_dot(const char *path)
-{
-	size_t n = strlen(path);
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	return (n == 1 && path[0] == '.') || (n >= 2 && path[n - 1] == '.' && path[n - 2] == '/');
 }
 
 int pg_rmdir(pg_root *root, const char *path)
@@ -635,17 +625,21 @@ int pg_rmdir(pg_root *root, const char *path)
 		return -1;
 	pg_ops_lock(root);
 	if (pg_resolve_locked(root, path, &lex, PG_OP_DELETE, PG_RES_EXIST, &res) == 0) {
-		if (!S_ISDIR(res.stx.stx_mode))
+		if (!S_ISDIR(res.stx.stx_mode) || pg_ops_slash_type(root, path) == S_IFLNK)
 			errno = ENOTDIR;
 		else if (pg_ops_pinned(root, &res))
 			pg_ops_refuse_pinned(path, res.real);
 		else if (pg_ops_ends_in_dot(path))
 			errno = EINVAL;
+		else if (pg_ops_ends_in_dotdot(path))
+			errno = ENOTEMPTY;   /* as rmdir(2): ".." is never empty */
 		else if (res.is_root)
 			errno = EBUSY;
 		else
 			rc = unlinkat(res.dirfd, pg_res_name(&res), AT_REMOVEDIR);
 		pg_res_release(&res);
+	} else if (!pg_last_refusal()->name && pg_ops_slash_type(root, path) == S_IFLNK) {
+		errno = ENOTDIR;
 	}
 	pg_ops_unlock(root);
 	return rc;

@@ -39,6 +39,8 @@ void pg_ops_unlock(pg_root *root);
 bool pg_ops_pinned(pg_root *root, const struct pg_res *res);
 int  pg_ops_refuse_pinned(const char *path, const char *real);
 
+/* ops-final.c: the final name itself, as the kernel sees it. */
+
 /* Creating a name that is a symlink (RES) is refused as open(O_CREAT)
  * through it would be; 0 to go on to the kernel's own answer. */
 int  pg_ops_link_in_the_way(pg_root *root, const char *path, const struct pg_path *lex,
@@ -46,5 +48,15 @@ int  pg_ops_link_in_the_way(pg_root *root, const char *path, const struct pg_pat
 
 /* PATH's final component is "." (after any trailing slashes). */
 bool pg_ops_ends_in_dot(const char *path);
+/* PATH's final component is ".." (after any trailing slashes). */
+bool pg_ops_ends_in_dotdot(const char *path);
+/* When PATH ends in '/': the type (S_IFMT) of its final name, not
+ * followed, else 0.  unlink(2), rmdir(2) and rename(2) never follow it
+ * (a symlink there is ENOTDIR), and a create finds it existing (EEXIST). */
+mode_t pg_ops_slash_type(pg_root *root, const char *path);
+/* After a create's resolution failed: EEXIST when PATH ends in '/' and
+ * its final name exists (the kernel's answer), unless a refusal decided.
+ * Returns -1. */
+int  pg_ops_exists_anyway(pg_root *root, const char *path);
 
 #endif

@@ -549,6 +549,24 @@ static const struct esc_case fixed[] = {
 	C("write-file-file-slash",   NULL, NULL, 0, NULL, OP_WRITE_FILE, "file/", NULL, 0, E(EISDIR)),
 	C("link-new-slash",          NULL, NULL, 0, NULL, OP_LINK, "file", "newlink/", 0, E(ENOENT)),
 	C("symlink-new-slash",       NULL, NULL, 0, NULL, OP_SYMLINK, "x", "newsym/", 0, E(ENOENT)),
+	/* Found by tests/test_posix_agree: unlink, rmdir and rename never
+	 * follow their final name, so "link/" is ENOTDIR (not the directory
+	 * it points at); ".." as a final name is EBUSY; rename's own order
+	 * (NOREPLACE's EEXIST first, EXCHANGE with a directory "dir/"); a
+	 * create onto an existing "name/" or a looping link is EEXIST; an
+	 * O_CREAT of "dir/." or "file/." answers as the kernel does. */
+	C("rename-link-slash-source", "l ld dir\n", NULL, 0, NULL, OP_RENAME, "ld/", "moved", 0, E(ENOTDIR)),
+	C("rmdir-link-slash",        "l le dir/empty\n", NULL, 0, NULL, OP_RMDIR, "le/", NULL, 0, E(ENOTDIR)),
+	C("unlink-link-slash",       "l ld dir\n", NULL, 0, NULL, OP_UNLINK, "ld/", NULL, 0, E(ENOTDIR)),
+	C("unlink-dangling-slash",   DANGLING, NULL, 0, NULL, OP_UNLINK, "dl/", NULL, 0, E(ENOTDIR)),
+	C("rename-dotdot-source",    NULL, NULL, 0, NULL, OP_RENAME, "dir/sub/..", "moved", 0, E(EBUSY)),
+	C("rename-onto-dotdot",      NULL, NULL, 0, NULL, OP_RENAME, "file", "dir/sub/..", 0, E(EBUSY)),
+	C("rename-noreplace-dir-slash", NULL, NULL, 0, NULL, OP_RENAME, "file", "dir/", NOREPL, E(EEXIST)),
+	C("rename-exchange-dir-slash", NULL, NULL, 0, NULL, OP_RENAME, "file", "dir/", XCHG, OK),
+	C("mkdir-file-slash",        NULL, NULL, 0, NULL, OP_MKDIR, "file/", NULL, 0, E(EEXIST)),
+	C("mkdir-onto-loop",         "l self self\n", NULL, 0, NULL, OP_MKDIR, "self", NULL, 0, E(EEXIST)),
+	C("creat-excl-dir-dot",      NULL, NULL, 0, NULL, OP_OPEN, "dir/.", NULL, EX, E(EEXIST)),
+	C("creat-file-dot",          NULL, NULL, 0, NULL, OP_OPEN, "file/.", NULL, CR, E(ENOTDIR)),
 	/* The destination's own name is still judged. */
 	C("rename-onto-denied-link", "l lnk file\n", "write .\ndeny lnk\n", 0, NULL,
 	  OP_RENAME, "dir/f", "lnk", 0, DEN),
