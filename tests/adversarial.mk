@@ -50,7 +50,7 @@ EXTRA_DIST += tests/fuzz/corpus/resolve
 FUZZ_RESOLVE_SRC = $(top_srcdir)/tests/fuzz/fuzz_resolve.c $(top_srcdir)/tests/escape/adv.c \
 	$(top_srcdir)/tests/testutil.c \
 	$(top_srcdir)/lib/root.c $(top_srcdir)/lib/resolve.c $(top_srcdir)/lib/resolve-walk.c $(top_srcdir)/lib/judge.c \
-	$(top_srcdir)/lib/ops.c $(top_srcdir)/lib/ops-names.c \
+	$(top_srcdir)/lib/ops.c $(top_srcdir)/lib/ops-names.c $(top_srcdir)/lib/ops-final.c $(top_srcdir)/lib/link-map.c \
 	$(top_srcdir)/lib/atomic.c $(top_srcdir)/lib/check.c $(top_srcdir)/lib/policy.c $(top_srcdir)/lib/policy-copy.c $(top_srcdir)/lib/policy-rebase.c $(top_srcdir)/lib/arena.c \
 	$(top_srcdir)/lib/policy-trie.c $(top_srcdir)/lib/policy-judge.c $(top_srcdir)/lib/policy-naive.c \
 	$(top_srcdir)/lib/policy-default.c $(top_srcdir)/lib/fold.c $(top_srcdir)/lib/glob.c \

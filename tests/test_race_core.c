@@ -218,6 +218,10 @@ static void run_race(enum target target)
 		ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
 		nanosleep(&ts, NULL);
 	}
+	/* Under valgrind the threads take turns: give the victims their
+	 * first operations and the attacker its first swap (30 s at most). */
+	for (int i = 0; i < 3000 && (atomic_load(&r.ops) == 0 || atomic_load(&r.swaps) == 0); i++)
+		usleep(10 * 1000);
 	atomic_store(&r.stop, true);
 	pthread_join(att, NULL);
 	for (int i = 0; i < 2; i++)
